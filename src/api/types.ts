@@ -1,0 +1,157 @@
+// What a served resource is: data (names, scope, schema, table columns, selectable fields, subresources) plus a
+// typed strategy (kube-apiserver's generic registry). Adding a built-in kind is one ResourceDefinition.
+import type { FieldError } from '../machinery/errors.js';
+import type { Definitions } from '../machinery/schema.js';
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string | null;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: OwnerReference[];
+  finalizers?: string[];
+  managedFields?: ManagedFieldsEntry[];
+  [k: string]: unknown;
+}
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+export interface ManagedFieldsEntry {
+  manager?: string;
+  operation?: 'Apply' | 'Update';
+  apiVersion?: string;
+  time?: string;
+  fieldsType?: 'FieldsV1';
+  fieldsV1?: Record<string, unknown>;
+  subresource?: string;
+}
+
+/** Any Kubernetes object. Kinds narrow this with their own fields. */
+export interface KObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  [k: string]: unknown;
+}
+
+export interface TableColumn<T extends KObject = KObject> {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  format?: string;
+  description: string;
+  /** 0: default output; 1: `-o wide` only */
+  priority?: number;
+  cell(obj: T, ctx: { now: number }): string | number | boolean | null;
+}
+
+export interface ScaleSubresource {
+  specReplicasPath: string;
+  statusReplicasPath: string;
+  labelSelectorPath?: string;
+}
+
+export interface DeleteContext {
+  gracePeriodSeconds?: number;
+}
+
+export interface Strategy<T extends KObject = KObject> {
+  /** Fills defaulted fields; runs on every create and update body (Kubernetes defaults at decode time). */
+  defaults?(obj: T): void;
+  /** Resets fields a create may not set (typically status). */
+  prepareForCreate?(obj: T): void;
+  /** On an update of the main resource: e.g. keep the old status. */
+  prepareForUpdate?(obj: T, old: T): void;
+  validate?(obj: T): FieldError[];
+  validateUpdate?(obj: T, old: T): FieldError[];
+  /** Normalises the stored form (e.g. canonical quantities). */
+  canonicalize?(obj: T): void;
+  /** On an update through the status subresource: by default everything but status is taken from old. */
+  prepareForStatusUpdate?(obj: T, old: T): void;
+  validateStatusUpdate?(obj: T, old: T): FieldError[];
+  /** Name validation messages (default: DNS-1123 subdomain). */
+  validateName?(name: string, prefix: boolean): string[];
+  /** Warnings returned to the client in `Warning` headers. */
+  warnings?(obj: T, old?: T): string[];
+  /** Grace period for a graceful delete (undefined: delete immediately). */
+  gracePeriodSeconds?(obj: T, ctx: DeleteContext): number | undefined;
+  /** Default propagation for delete when the client does not say (Kubernetes: background, orphan for a few legacy kinds). */
+  defaultGCPolicy?: 'OrphanDependents' | 'BackgroundDeletion';
+  /** Whether PUT of a missing object creates it. */
+  allowCreateOnUpdate?: boolean;
+  /** DELETE answers with the deleted object instead of a Success Status (pods). */
+  returnDeletedObject?: boolean;
+  /** Runs when an object first gets its deletionTimestamp (e.g. a namespace becomes Terminating). */
+  beforeDelete?(obj: T): void;
+  /** Something other than metadata.finalizers keeps a deleted object (e.g. a namespace's spec.finalizers). */
+  deletionBlocked?(obj: T): boolean;
+  /** The `finalize` subresource: which part of the new object it may change. */
+  prepareForFinalize?(obj: T, old: T): T;
+}
+
+export interface ResourceDefinition<T extends KObject = KObject> {
+  group: string;
+  version: string;
+  kind: string;
+  /** lower-case plural, the URL segment */
+  plural: string;
+  singular: string;
+  shortNames?: string[];
+  categories?: string[];
+  namespaced: boolean;
+  /** OpenAPI definition name of the kind's schema, e.g. "io.k8s.api.core.v1.Pod" */
+  schemaRef: string;
+  /** Definitions this resource's schema needs (merged into the cluster's SchemaSet). */
+  definitions: Definitions;
+  /** Tracks metadata.generation, bumped on changes outside metadata and status. */
+  hasGeneration?: boolean;
+  subresources?: { status?: boolean; scale?: ScaleSubresource };
+  /** Verbs served; default: all of create, delete, deletecollection, get, list, patch, update, watch. */
+  verbs?: string[];
+  columns: TableColumn<T>[];
+  /** Field selectors beyond metadata.name and metadata.namespace. */
+  selectableFields?: Record<string, (obj: T) => string | undefined>;
+  strategy: Strategy<T>;
+  /**
+   * Another version or group serving the same stored objects (events.k8s.io/v1 Event over core/v1 events): the
+   * storage resource and the conversion to and from its stored form.
+   */
+  storedAs?: {
+    group: string;
+    plural: string;
+    toStored(obj: T): KObject;
+    fromStored(obj: KObject): T;
+  };
+}
+
+export function apiVersionOf(d: { group: string; version: string }): string {
+  return d.group ? `${d.group}/${d.version}` : d.version;
+}
+
+/** Identity helper so each definition is type-checked against its own T once. */
+export function defineResource<T extends KObject>(def: ResourceDefinition<T>): ResourceDefinition<KObject> {
+  const problems: string[] = [];
+  if (!/^[a-z][a-z0-9]*$/.test(def.plural)) problems.push(`plural "${def.plural}" must be lower-case alphanumeric`);
+  if (def.singular !== def.kind.toLowerCase()) problems.push(`singular "${def.singular}" should be "${def.kind.toLowerCase()}"`);
+  if (!def.definitions[def.schemaRef]) problems.push(`schemaRef "${def.schemaRef}" is not in its definitions`);
+  const names = new Set<string>();
+  for (const c of def.columns) {
+    if (names.has(c.name)) problems.push(`column "${c.name}" appears twice`);
+    names.add(c.name);
+  }
+  if (problems.length) throw new Error(`resource ${def.plural}.${def.group || 'core'}: ${problems.join('; ')}`);
+  return def as unknown as ResourceDefinition<KObject>;
+}

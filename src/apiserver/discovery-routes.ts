@@ -1,0 +1,60 @@
+// Discovery and OpenAPI routes, generated from the registry's definitions on each request (cheap, and CRDs
+// will change them at run time).
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { StatusError } from '../machinery/errors.js';
+import {
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+  aggregatedDiscovery,
+  discoveryVariant,
+} from './discovery.js';
+import { negotiateOpenapiV2, OPENAPI_V2_PROTOBUF, openapiV2, openapiV2Protobuf, openapiV3GroupVersion, openapiV3Index } from './openapi.js';
+import type { Registry } from './registry.js';
+
+function send(reply: FastifyReply, body: unknown, contentType = 'application/json'): FastifyReply {
+  return reply.code(200).header('content-type', contentType).send(JSON.stringify(body));
+}
+
+const notFound = () => new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
+
+export function registerDiscoveryRoutes(app: FastifyInstance, registry: Registry): void {
+  const defs = () => registry.definitions;
+  app.get('/api', async (req, reply) => {
+    const v = discoveryVariant(req.headers.accept);
+    if (v) return send(reply, aggregatedDiscovery(defs(), 'api', v.version), v.contentType);
+    return send(reply, apiVersions(req.hostname));
+  });
+  app.get('/apis', async (req, reply) => {
+    const v = discoveryVariant(req.headers.accept);
+    if (v) return send(reply, aggregatedDiscovery(defs(), 'apis', v.version), v.contentType);
+    return send(reply, apiGroupList(defs()));
+  });
+  app.get('/api/v1', async (_req, reply) => send(reply, apiResourceList(defs(), '', 'v1')));
+  app.get('/apis/:group', async (req, reply) => {
+    const { group } = req.params as { group: string };
+    const g = apiGroupList(defs()).groups.find((x: { name: string }) => x.name === group);
+    if (!g) throw notFound();
+    return send(reply, { kind: 'APIGroup', apiVersion: 'v1', ...g });
+  });
+  app.get('/apis/:group/:version', async (req, reply) => {
+    const { group, version } = req.params as { group: string; version: string };
+    if (!defs().some((d) => d.group === group && d.version === version)) throw notFound();
+    return send(reply, apiResourceList(defs(), group, version));
+  });
+  app.get('/openapi/v2', async (req, reply) => {
+    // client-go asks for the protobuf form only
+    const form = negotiateOpenapiV2(req.headers.accept);
+    if (!form) throw new StatusError(406, 'NotAcceptable', 'only application/json and protobuf OpenAPI v2 are served');
+    const doc = openapiV2(defs(), registry.schemas);
+    if (form === 'protobuf') return reply.code(200).header('content-type', OPENAPI_V2_PROTOBUF).send(openapiV2Protobuf(doc));
+    return send(reply, doc);
+  });
+  app.get('/openapi/v3', async (_req, reply) => send(reply, openapiV3Index(defs(), registry.schemas)));
+  app.get('/openapi/v3/*', async (req, reply) => {
+    const gv = req.url.split('?')[0].slice('/openapi/v3/'.length);
+    const doc = openapiV3GroupVersion(defs(), registry.schemas, gv);
+    if (!doc) throw notFound();
+    return send(reply, doc);
+  });
+}

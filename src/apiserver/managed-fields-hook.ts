@@ -1,0 +1,26 @@
+// Keeps metadata.managedFields up to date on every non-apply write (apply computes its own).
+import type { KObject } from '../api/types.js';
+import { updateManagedFields } from '../machinery/managed-fields.js';
+import type { RequestContext } from './context.js';
+import type { ResourceStore } from './resource-store.js';
+
+export function trackManagedFields(
+  store: ResourceStore,
+  ctx: RequestContext,
+  w: { live: KObject | undefined; updated: KObject; subresource: string },
+): void {
+  if (ctx.managedFieldsDone) return;
+  const res = updateManagedFields({
+    live: w.live,
+    updated: w.updated,
+    manager: ctx.fieldManager,
+    operation: 'Update',
+    apiVersion: store.apiVersion,
+    subresource: w.subresource || undefined,
+    now: new Date(),
+    schema: store.schema,
+    set: store.deps.schemas,
+  });
+  if (res.managedFields) w.updated.metadata.managedFields = res.managedFields as KObject['metadata']['managedFields'];
+  else delete w.updated.metadata.managedFields;
+}

@@ -1,0 +1,89 @@
+// PATCH: the four patch types applied to the current object inside the store's read-modify-write loop.
+import YAML from 'yaml';
+import type { KObject } from '../api/types.js';
+import { errors, StatusError } from '../machinery/errors.js';
+import { applyJsonPatch } from '../machinery/patch-json.js';
+import { applyMergePatch } from '../machinery/patch-merge.js';
+import { applyStrategicMergePatch } from '../machinery/patch-strategic.js';
+import { isPlainObject } from '../machinery/object.js';
+import type { PatchType, RequestContext } from './context.js';
+import { schemaCheck } from './decode.js';
+import type { ResourceStore } from './resource-store.js';
+import { serverSideApply } from './apply.js';
+
+export interface PatchRequest {
+  type: PatchType;
+  raw: string;
+  subresource: string;
+  force: boolean;
+}
+
+function parsePatchBody(req: PatchRequest): unknown {
+  try {
+    if (req.type === 'apply') return YAML.parse(req.raw);
+    return JSON.parse(req.raw);
+  } catch (e) {
+    throw errors.badRequest(`error decoding patch: ${(e as Error).message.split('\n')[0]}`);
+  }
+}
+
+export async function patchObject(
+  rs: ResourceStore,
+  ctx: RequestContext,
+  namespace: string,
+  name: string,
+  req: PatchRequest,
+): Promise<{ object: KObject; created: boolean }> {
+  const patch = parsePatchBody(req);
+  if (req.type === 'json' && !Array.isArray(patch)) {
+    throw errors.badRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
+  }
+  if (req.type !== 'json' && !isPlainObject(patch)) {
+    throw errors.badRequest(`error decoding patch: the patch is not a JSON object`);
+  }
+  if (req.type === 'apply') {
+    if (req.force === undefined) throw errors.badRequest('force must be set');
+    return serverSideApply(rs, ctx, namespace, name, patch as KObject, { force: req.force, subresource: req.subresource });
+  }
+  if (req.force) throw errors.badRequest('force: Invalid value: true: may not be specified for non-apply patch');
+  return rs.guaranteedUpdate(
+    ctx,
+    namespace,
+    name,
+    (current) => {
+      if (!current) throw errors.notFound(rs.gr, name);
+      const cur = { ...current };
+      let result: unknown;
+      try {
+        if (req.type === 'json') result = applyJsonPatch(cur, patch as unknown[]);
+        else if (req.type === 'merge') result = applyMergePatch(cur, patch);
+        else result = applyStrategicMergePatch(cur, patch, rs.schema, rs.deps.schemas);
+      } catch (e) {
+        if (e instanceof StatusError) throw e;
+        throw errors.internal((e as Error).message);
+      }
+      if (!isPlainObject(result)) throw errors.badRequest('the patch produced something that is not an object');
+      const obj = result as KObject;
+      if (obj.apiVersion !== undefined && obj.apiVersion !== rs.apiVersion) {
+        throw errors.badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${rs.apiVersion})`);
+      }
+      if (obj.kind !== undefined && obj.kind !== rs.def.kind) {
+        throw errors.badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${rs.def.kind})`);
+      }
+      schemaCheck(rs, ctx, obj, { patch: true });
+      // a patch that names a resourceVersion pins it (optimistic concurrency); otherwise it retries on conflict
+      obj.metadata ??= {};
+      if (!patchPinsResourceVersion(req.type, patch)) delete obj.metadata.resourceVersion;
+      return obj;
+    },
+    { subresource: req.subresource },
+  );
+}
+
+function patchPinsResourceVersion(type: PatchType, patch: unknown): boolean {
+  if (type === 'json') {
+    return (patch as { path?: unknown }[]).some((op) => isPlainObject(op) && op.path === '/metadata/resourceVersion');
+  }
+  const md = (patch as { metadata?: unknown }).metadata;
+  return isPlainObject(md) && typeof md.resourceVersion === 'string' && md.resourceVersion !== '';
+}

@@ -1,0 +1,336 @@
+// The generic store: one fixed pipeline for every kind (kube-apiserver's genericregistry.Store).
+// system fields → generateName → defaults → prepare → validate → admission → canonicalize → CAS write.
+import type { KObject, ResourceDefinition } from '../api/types.js';
+import { apiVersionOf } from '../api/types.js';
+import { errors, FieldError, StatusError, type GroupResource } from '../machinery/errors.js';
+import { clone, deepEqual, generateName, newUid, rfc3339 } from '../machinery/object.js';
+import type { Schema, SchemaSet } from '../machinery/schema.js';
+import type { KeyValue, Store } from '../storage/types.js';
+import type { DeleteOptions, RequestContext } from './context.js';
+import type { Admission } from './admission.js';
+import { validateMeta, validateMetaUpdate } from './meta-validation.js';
+import { trackManagedFields } from './managed-fields-hook.js';
+
+export interface StoreDeps {
+  store: Store;
+  schemas: SchemaSet;
+  admission: Admission;
+}
+
+export interface DeleteResult {
+  object: KObject;
+  /** false when the object still exists (finalizers or a grace period) */
+  deleted: boolean;
+}
+
+const maxUpdateRetries = 16;
+
+export class ResourceStore {
+  readonly gr: GroupResource;
+  readonly apiVersion: string;
+  readonly keyPrefix: string;
+  readonly schema: Schema;
+
+  constructor(
+    readonly def: ResourceDefinition,
+    readonly deps: StoreDeps,
+  ) {
+    this.gr = { group: def.group, resource: def.plural };
+    this.apiVersion = apiVersionOf(def);
+    const sg = def.storedAs?.group ?? def.group;
+    const sp = def.storedAs?.plural ?? def.plural;
+    this.keyPrefix = `/registry/${sg || 'core'}/${sp}/`;
+    this.schema = { ref: def.schemaRef };
+  }
+
+  key(namespace: string, name: string): string {
+    return this.def.namespaced ? `${this.keyPrefix}${namespace}/${name}` : `${this.keyPrefix}${name}`;
+  }
+
+  prefix(namespace: string): string {
+    return this.def.namespaced && namespace ? `${this.keyPrefix}${namespace}/` : this.keyPrefix;
+  }
+
+  /** Stored bytes → the object in this definition's version, with resourceVersion set. */
+  decode(kv: KeyValue): KObject {
+    let obj = JSON.parse(kv.value) as KObject;
+    if (this.def.storedAs) obj = this.def.storedAs.fromStored(obj);
+    obj.apiVersion = this.apiVersion;
+    obj.kind = this.def.kind;
+    obj.metadata.resourceVersion = String(kv.modRevision);
+    return obj;
+  }
+
+  encode(obj: KObject): string {
+    const o = this.def.storedAs ? this.def.storedAs.toStored(clone(obj)) : { ...obj, metadata: { ...obj.metadata } };
+    delete o.metadata.resourceVersion;
+    return JSON.stringify(o);
+  }
+
+  async getKV(namespace: string, name: string): Promise<KeyValue> {
+    const kv = await this.deps.store.get(this.key(namespace, name));
+    if (!kv) throw errors.notFound(this.gr, name);
+    return kv;
+  }
+
+  async get(namespace: string, name: string): Promise<KObject> {
+    return this.decode(await this.getKV(namespace, name));
+  }
+
+  invalid(name: string, errs: FieldError[]): StatusError {
+    return errors.invalid(this.def.kind, this.def.group, name, errs);
+  }
+
+  async create(ctx: RequestContext, namespace: string, input: KObject): Promise<KObject> {
+    const obj = clone(input);
+    obj.apiVersion = this.apiVersion;
+    obj.kind = this.def.kind;
+    const meta = (obj.metadata ??= {});
+    if (this.def.namespaced) meta.namespace = namespace;
+    else delete meta.namespace;
+    if (meta.resourceVersion) {
+      throw errors.badRequest('resourceVersion should not be set on objects to be created');
+    }
+    if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
+    meta.uid = newUid();
+    meta.creationTimestamp = rfc3339();
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    if (this.def.hasGeneration) meta.generation = 1;
+    else delete meta.generation;
+    const st = this.def.strategy;
+    st.defaults?.(obj);
+    st.prepareForCreate?.(obj);
+    const errs = [...validateMeta(obj, this.def), ...(st.validate?.(obj) ?? [])];
+    if (errs.length) throw this.invalid(meta.name ?? meta.generateName ?? '', errs);
+    await this.deps.admission.admit({ ctx, store: this, operation: 'CREATE', object: obj, namespace });
+    st.canonicalize?.(obj);
+    this.addWarnings(ctx, obj);
+    trackManagedFields(this, ctx, { live: undefined, updated: obj, subresource: '' });
+    if (ctx.dryRun) return obj;
+    const res = await this.deps.store.create(this.key(namespace, meta.name!), this.encode(obj));
+    if (!res.ok) throw errors.alreadyExists(this.gr, meta.name!);
+    meta.resourceVersion = String(res.kv.modRevision);
+    return obj;
+  }
+
+  private addWarnings(ctx: RequestContext, obj: KObject, old?: KObject): void {
+    const w = this.def.strategy.warnings?.(obj, old);
+    if (w?.length) ctx.warnings.push(...w);
+  }
+
+  /**
+   * Read-modify-write with compare-and-swap, retried on conflicts unless the caller pinned a resourceVersion.
+   * `mutate` returns the desired object from the current one (or throws).
+   */
+  async guaranteedUpdate(
+    ctx: RequestContext,
+    namespace: string,
+    name: string,
+    mutate: (current: KObject | undefined) => Promise<KObject> | KObject,
+    opts: { subresource: string; allowCreate?: boolean },
+  ): Promise<{ object: KObject; created: boolean }> {
+    for (let attempt = 0; ; attempt++) {
+      const kv = await this.deps.store.get(this.key(namespace, name));
+      if (!kv && !opts.allowCreate) throw errors.notFound(this.gr, name);
+      const current = kv ? this.decode(kv) : undefined;
+      const desired = await mutate(current ? clone(current) : undefined);
+      if (!current) {
+        const created = await this.create(ctx, namespace, desired);
+        return { object: created, created: true };
+      }
+      const pinned = desired.metadata?.resourceVersion;
+      if (pinned && pinned !== current.metadata.resourceVersion) throw errors.staleResourceVersion(this.gr, name);
+      const obj = this.prepareUpdate(ctx, desired, current, opts.subresource);
+      await this.deps.admission.admit({ ctx, store: this, operation: 'UPDATE', object: obj, old: current, namespace });
+      this.def.strategy.canonicalize?.(obj);
+      if (deepEqual({ ...obj, metadata: { ...obj.metadata, resourceVersion: undefined, managedFields: undefined } }, {
+        ...current,
+        metadata: { ...current.metadata, resourceVersion: undefined, managedFields: undefined },
+      })) {
+        // no-op updates do not write (and keep the resourceVersion), as Kubernetes does
+        return { object: current, created: false };
+      }
+      trackManagedFields(this, ctx, { live: current, updated: obj, subresource: opts.subresource });
+      if (ctx.dryRun) return { object: obj, created: false };
+      if (shouldDeleteDuringUpdate(obj) && !this.def.strategy.deletionBlocked?.(obj)) {
+        const del = await this.deps.store.delete(kv!.key, { expectedRevision: kv!.modRevision });
+        if (del.ok) return { object: obj, created: false };
+      } else {
+        const res = await this.deps.store.update(kv!.key, this.encode(obj), kv!.modRevision);
+        if (res.ok) {
+          obj.metadata.resourceVersion = String(res.kv.modRevision);
+          return { object: obj, created: false };
+        }
+      }
+      if (pinned) throw errors.staleResourceVersion(this.gr, name);
+      if (attempt >= maxUpdateRetries) throw errors.staleResourceVersion(this.gr, name);
+    }
+  }
+
+  /** Applies system-field rules, strategy preparation, generation and validation to an update. */
+  prepareUpdate(ctx: RequestContext, desired: KObject, current: KObject, subresource: string): KObject {
+    const obj = clone(desired);
+    obj.apiVersion = this.apiVersion;
+    obj.kind = this.def.kind;
+    const meta = (obj.metadata ??= {});
+    const cm = current.metadata;
+    const name = cm.name!;
+    if (meta.uid && meta.uid !== cm.uid) {
+      throw errors.conflict(this.gr, name, `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${cm.uid}`);
+    }
+    if (meta.name !== undefined && meta.name !== name) {
+      throw errors.badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${name})`);
+    }
+    meta.name = name;
+    // unconditional updates (no resourceVersion) apply to the current version; pinned ones were checked already
+    meta.resourceVersion = cm.resourceVersion;
+    if (this.def.namespaced) meta.namespace = cm.namespace;
+    meta.uid = cm.uid;
+    meta.creationTimestamp = cm.creationTimestamp;
+    if (cm.deletionTimestamp) {
+      meta.deletionTimestamp = cm.deletionTimestamp;
+      meta.deletionGracePeriodSeconds = cm.deletionGracePeriodSeconds;
+    } else {
+      delete meta.deletionTimestamp;
+      delete meta.deletionGracePeriodSeconds;
+    }
+    if (meta.generateName === undefined && cm.generateName !== undefined) meta.generateName = cm.generateName;
+    const st = this.def.strategy;
+    st.defaults?.(obj);
+    let errs: FieldError[];
+    if (subresource === 'status') {
+      // the status subresource changes status and nothing else (metadata labels/annotations are kept from old)
+      const next: KObject = { ...clone(current), status: obj.status };
+      if (st.prepareForStatusUpdate) st.prepareForStatusUpdate(next, current);
+      next.metadata.resourceVersion = meta.resourceVersion;
+      errs = [...validateMetaUpdate(next, current, this.def), ...(st.validateStatusUpdate?.(next, current) ?? [])];
+      if (errs.length) throw this.invalid(name, errs);
+      return next;
+    }
+    if (subresource === 'finalize' && st.prepareForFinalize) {
+      const next = st.prepareForFinalize(obj, clone(current));
+      next.metadata.resourceVersion = meta.resourceVersion;
+      return next;
+    }
+    if (this.def.subresources?.status && subresource === '') {
+      if (current.status === undefined) delete obj.status;
+      else obj.status = clone(current.status);
+    }
+    st.prepareForUpdate?.(obj, current);
+    if (this.def.hasGeneration) {
+      meta.generation = cm.generation ?? 1;
+      if (specChanged(obj, current)) meta.generation = (cm.generation ?? 0) + 1;
+    } else delete meta.generation;
+    errs = [
+      ...validateMeta(obj, this.def),
+      ...validateMetaUpdate(obj, current, this.def),
+      ...(st.validate?.(obj) ?? []),
+      ...(st.validateUpdate?.(obj, current) ?? []),
+    ];
+    if (errs.length) throw this.invalid(name, errs);
+    this.addWarnings(ctx, obj, current);
+    return obj;
+  }
+
+  async update(ctx: RequestContext, namespace: string, name: string, input: KObject, subresource = ''): Promise<{ object: KObject; created: boolean }> {
+    if (input.metadata?.name !== undefined && input.metadata.name !== name) {
+      throw errors.badRequest(`the name of the object (${input.metadata.name}) does not match the name on the URL (${name})`);
+    }
+    const allowCreate = subresource === '' && !!this.def.strategy.allowCreateOnUpdate;
+    return this.guaranteedUpdate(ctx, namespace, name, () => clone(input), { subresource, allowCreate });
+  }
+
+  async delete(ctx: RequestContext, namespace: string, name: string, opts: DeleteOptions): Promise<DeleteResult> {
+    for (let attempt = 0; ; attempt++) {
+      const kv = await this.getKV(namespace, name);
+      const obj = this.decode(kv);
+      const meta = obj.metadata;
+      const pre = opts.preconditions;
+      if (pre?.uid && pre.uid !== meta.uid) {
+        throw errors.conflict(this.gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid}`);
+      }
+      if (pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
+        throw errors.conflict(
+          this.gr,
+          name,
+          `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion}`,
+        );
+      }
+      await this.deps.admission.admit({ ctx, store: this, operation: 'DELETE', object: obj, old: obj, namespace });
+      const next = clone(obj);
+      const changed = this.markForDeletion(next, opts);
+      const pending = (next.metadata.finalizers?.length ?? 0) > 0 || (next.metadata.deletionGracePeriodSeconds ?? 0) > 0 ||
+        !!this.def.strategy.deletionBlocked?.(next);
+      if (ctx.dryRun) return { object: next, deleted: !pending };
+      if (pending) {
+        if (!changed) return { object: obj, deleted: false };
+        const res = await this.deps.store.update(kv.key, this.encode(next), kv.modRevision);
+        if (res.ok) {
+          next.metadata.resourceVersion = String(res.kv.modRevision);
+          return { object: next, deleted: false };
+        }
+      } else {
+        const res = await this.deps.store.delete(kv.key, { expectedRevision: kv.modRevision });
+        if (res.ok) return { object: obj, deleted: true };
+      }
+      if (attempt >= maxUpdateRetries) throw errors.staleResourceVersion(this.gr, name);
+    }
+  }
+
+  /** Sets deletionTimestamp, grace period and GC finalizers; returns whether anything changed. */
+  private markForDeletion(obj: KObject, opts: DeleteOptions): boolean {
+    const meta = obj.metadata;
+    const st = this.def.strategy;
+    let changed = false;
+    const policy =
+      opts.propagationPolicy ?? (opts.orphanDependents === true ? 'Orphan' : opts.orphanDependents === false ? 'Background' : undefined);
+    const finalizers = new Set(meta.finalizers ?? []);
+    const hadFinalizers = finalizers.size > 0;
+    const effective = policy ?? (st.defaultGCPolicy === 'OrphanDependents' ? 'Orphan' : undefined);
+    if (hadFinalizers || meta.deletionTimestamp) {
+      // the GC acts on these finalizers only for objects that wait anyway
+      if (effective === 'Orphan' && !finalizers.has('orphan')) finalizers.add('orphan');
+      if (effective === 'Foreground' && !finalizers.has('foregroundDeletion')) finalizers.add('foregroundDeletion');
+    } else if (effective === 'Foreground' || (effective === 'Orphan' && policy)) {
+      finalizers.add(effective === 'Foreground' ? 'foregroundDeletion' : 'orphan');
+    }
+    if (finalizers.size !== (meta.finalizers?.length ?? 0)) {
+      meta.finalizers = [...finalizers];
+      changed = true;
+    }
+    let grace = st.gracePeriodSeconds?.(obj, { gracePeriodSeconds: opts.gracePeriodSeconds });
+    if (grace !== undefined && opts.gracePeriodSeconds !== undefined) grace = opts.gracePeriodSeconds;
+    const now = Date.now();
+    if (!meta.deletionTimestamp) {
+      if (st.beforeDelete) {
+        st.beforeDelete(obj);
+        changed = true;
+      }
+      meta.deletionTimestamp = rfc3339(now + (grace ?? 0) * 1000);
+      meta.deletionGracePeriodSeconds = grace ?? 0;
+      changed = true;
+    } else if (grace !== undefined && grace < (meta.deletionGracePeriodSeconds ?? 0)) {
+      // a shorter grace period may replace a longer one
+      meta.deletionTimestamp = rfc3339(now + grace * 1000);
+      meta.deletionGracePeriodSeconds = grace;
+      changed = true;
+    }
+    if (meta.generation !== undefined && changed && this.def.hasGeneration) meta.generation += 1;
+    return changed;
+  }
+}
+
+function shouldDeleteDuringUpdate(obj: KObject): boolean {
+  const m = obj.metadata;
+  return !!m.deletionTimestamp && !(m.finalizers?.length) && !(m.deletionGracePeriodSeconds);
+}
+
+/** Generation moves on changes outside metadata and status. */
+function specChanged(obj: KObject, old: KObject): boolean {
+  const strip = (o: KObject) => {
+    const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = o;
+    return rest;
+  };
+  return !deepEqual(strip(obj), strip(old));
+}

@@ -1,0 +1,40 @@
+// Label and field selectors for list and watch, checked against the kind's selectable fields.
+import type { KObject, ResourceDefinition } from '../api/types.js';
+import { parseSelector } from '../machinery/labels.js';
+import { parseFieldSelector, checkFieldSelectorFields } from '../machinery/fields.js';
+
+export interface Predicate {
+  /** true when neither selector restricts anything */
+  empty: boolean;
+  matches(obj: KObject): boolean;
+}
+
+export function selectableFieldNames(def: ResourceDefinition): string[] {
+  const names = ['metadata.name'];
+  if (def.namespaced) names.push('metadata.namespace');
+  return [...names, ...Object.keys(def.selectableFields ?? {})];
+}
+
+export function fieldsOf(def: ResourceDefinition, obj: KObject): Record<string, string> {
+  const f: Record<string, string> = { 'metadata.name': obj.metadata.name ?? '' };
+  if (def.namespaced) f['metadata.namespace'] = obj.metadata.namespace ?? '';
+  for (const [k, fn] of Object.entries(def.selectableFields ?? {})) f[k] = fn(obj) ?? '';
+  return f;
+}
+
+export function makePredicate(def: ResourceDefinition, labelSelector?: string, fieldSelector?: string): Predicate {
+  const ls = labelSelector ? parseSelector(labelSelector) : undefined;
+  const fs = fieldSelector ? parseFieldSelector(fieldSelector) : undefined;
+  if (fs) checkFieldSelectorFields(fs, selectableFieldNames(def), { group: def.group, version: def.version, resource: def.plural }, labelSelector ?? '', fieldSelector ?? '');
+  const lsEmpty = !ls || ls.empty;
+  const fsEmpty = !fs || fs.empty;
+  if (lsEmpty && fsEmpty) return { empty: true, matches: () => true };
+  return {
+    empty: false,
+    matches(obj) {
+      if (!lsEmpty && !ls!.matches(obj.metadata.labels ?? {})) return false;
+      if (!fsEmpty && !fs!.matches(fieldsOf(def, obj))) return false;
+      return true;
+    },
+  };
+}

@@ -1,0 +1,152 @@
+// The HTTPS front: fastify with client-certificate authentication, Status errors, and the routes kube-apiserver
+// serves (health, version, discovery, OpenAPI, resources, watch).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import YAML from 'yaml';
+import { errors, StatusError } from '../machinery/errors.js';
+import { authenticatedPeer } from '../pki/client-auth.js';
+import type { UserInfo } from './context.js';
+import { handleResource, type ApiRequest } from './handlers.js';
+import { HealthChecks } from './health.js';
+import type { Registry } from './registry.js';
+import { parseRequestInfo } from './request-info.js';
+import { serveWatch, type WatchStreamOptions } from './watch-stream.js';
+import { registerDiscoveryRoutes } from './discovery-routes.js';
+
+export const maxBodyBytes = 3 * 1024 * 1024;
+
+export interface ApiServerOptions {
+  registry: Registry;
+  tls: { key: string; cert: string; ca: string };
+  health: HealthChecks;
+  watch?: WatchStreamOptions;
+  /** extra bearer-token authenticators (service accounts come later) */
+  authenticateToken?: (token: string) => Promise<UserInfo | undefined>;
+  version: Record<string, string>;
+}
+
+const publicPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/version/']);
+
+function isPublic(path: string): boolean {
+  if (publicPaths.has(path)) return true;
+  return /^\/(healthz|livez|readyz)\//.test(path);
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    k1sUser?: UserInfo;
+  }
+}
+
+export function sendStatus(reply: FastifyReply, e: StatusError): FastifyReply {
+  return reply.code(e.code).header('content-type', 'application/json').send(JSON.stringify(e.toStatus()));
+}
+
+function toStatusError(e: unknown): StatusError {
+  if (e instanceof StatusError) return e;
+  const fe = e as { code?: string; statusCode?: number; message?: string };
+  if (fe?.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return errors.tooLarge(`Request entity too large: limit is ${maxBodyBytes}`);
+  if (fe?.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
+  }
+  if (fe?.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) return errors.badRequest(fe.message ?? 'bad request');
+  return errors.internal(fe?.message ?? String(e));
+}
+
+export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    https: { key: opts.tls.key, cert: opts.tls.cert, ca: opts.tls.ca, requestCert: true, rejectUnauthorized: false },
+    bodyLimit: maxBodyBytes,
+    logger: false,
+    disableRequestLogging: true,
+    return503OnClosing: false,
+    forceCloseConnections: true,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
+  });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: maxBodyBytes }, (_req, body, done) => done(null, body));
+
+  app.setErrorHandler((err, _req, reply) => {
+    const se = toStatusError(err);
+    if (se.code >= 500) console.error('k1s: request failed:', err);
+    void sendStatus(reply, se);
+  });
+  app.setNotFoundHandler((_req, reply) => {
+    void sendStatus(reply, new StatusError(404, 'NotFound', 'the server could not find the requested resource', {}));
+  });
+
+  app.addHook('onRequest', async (req, reply) => {
+    const path = req.url.split('?')[0];
+    const user = await authenticate(req, opts);
+    if (user) req.k1sUser = user;
+    else if (!isPublic(path)) {
+      return sendStatus(reply, errors.unauthorized());
+    }
+  });
+
+  app.get('/version', async (_req, reply) => json(reply, opts.version));
+  opts.health.register(app);
+  registerDiscoveryRoutes(app, opts.registry);
+
+  const resource = async (req: FastifyRequest, reply: FastifyReply) => {
+    const [path, qs = ''] = req.url.split(/\?(.*)/s);
+    const query = new URLSearchParams(qs);
+    const info = parseRequestInfo(req.method, path, query);
+    if (!info.isResourceRequest) throw new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
+    const apiReq: ApiRequest = {
+      info,
+      query,
+      headers: req.headers,
+      body: typeof req.body === 'string' ? req.body : undefined,
+      user: req.k1sUser!,
+    };
+    if (info.verb === 'watch') {
+      reply.hijack();
+      try {
+        await serveWatch(opts.registry, apiReq, reply.raw, opts.watch);
+      } catch (e) {
+        writeRawStatus(reply.raw, toStatusError(e));
+      }
+      return;
+    }
+    const res = await handleResource(opts.registry, apiReq);
+    for (const w of res.warnings) reply.header('warning', `299 - ${JSON.stringify(w)}`);
+    if (res.output.kind === 'yaml') {
+      return reply.code(res.code).header('content-type', 'application/yaml').send(YAML.stringify(res.body));
+    }
+    return reply.code(res.code).header('content-type', 'application/json').send(JSON.stringify(res.body));
+  };
+  for (const prefix of ['/api/*', '/apis/*']) {
+    app.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], url: prefix, handler: resource });
+  }
+  return app;
+}
+
+function json(reply: FastifyReply, body: unknown): FastifyReply {
+  return reply.code(200).header('content-type', 'application/json').send(JSON.stringify(body));
+}
+
+function writeRawStatus(res: ServerResponse, e: StatusError): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  res.writeHead(e.code, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify(e.toStatus()));
+}
+
+async function authenticate(req: FastifyRequest, opts: ApiServerOptions): Promise<UserInfo | undefined> {
+  const raw = req.raw as IncomingMessage;
+  const peer = authenticatedPeer(raw.socket as TLSSocket);
+  if (peer) {
+    const groups = [...peer.groups];
+    if (!groups.includes('system:authenticated')) groups.push('system:authenticated');
+    return { name: peer.user, groups };
+  }
+  const auth = req.headers.authorization;
+  if (auth?.startsWith('Bearer ') && opts.authenticateToken) {
+    return opts.authenticateToken(auth.slice(7).trim());
+  }
+  return undefined;
+}

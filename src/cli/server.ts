@@ -1,0 +1,81 @@
+// `k1s server`: runs the cluster in the foreground until SIGTERM/SIGINT.
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Cluster } from '../cluster/cluster.js';
+
+const help = `Usage: k1s server [flags]
+
+Runs the k1s API server in the foreground.
+
+Flags:
+  --data-dir DIR             where state, certificates and keys live (default ~/.k1s, /var/lib/k1s as root)
+  --https-listen-port PORT   HTTPS port of the API server (default 6443)
+  --bind-address ADDR        address to listen on (default 127.0.0.1)
+  --write-kubeconfig FILE    write an admin kubeconfig (mode 0600) for this cluster to FILE
+  --disable-agent            do not run the embedded kubelet (API only)
+  -h, --help                 show this help`;
+
+export function defaultDataDir(): string {
+  return process.getuid?.() === 0 ? '/var/lib/k1s' : join(homedir(), '.k1s');
+}
+
+export async function serverCommand(args: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        'data-dir': { type: 'string' },
+        'https-listen-port': { type: 'string' },
+        'bind-address': { type: 'string' },
+        'write-kubeconfig': { type: 'string' },
+        'disable-agent': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }));
+  } catch (e) {
+    console.error(`k1s server: ${(e as Error).message}\n\n${help}`);
+    return 2;
+  }
+  if (values.help) {
+    console.log(help);
+    return 0;
+  }
+  const port = Number(values['https-listen-port'] ?? '6443');
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    console.error(`k1s server: --https-listen-port must be a port number (0-65535), got "${values['https-listen-port']}"`);
+    return 2;
+  }
+  let cluster: Cluster;
+  try {
+    cluster = await Cluster.start({
+      dataDir: values['data-dir'] ?? defaultDataDir(),
+      port,
+      bindAddress: values['bind-address'] ?? '127.0.0.1',
+      writeKubeconfig: values['write-kubeconfig'],
+      disableAgent: values['disable-agent'] ?? false,
+    });
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === 'EADDRINUSE') console.error(`k1s server: port ${port} is in use: stop what uses it or pick another with --https-listen-port`);
+    else console.error(`k1s server: failed to start: ${err.stack ?? err.message}`);
+    return 1;
+  }
+  await new Promise<void>((resolve) => {
+    const stop = (sig: string) => {
+      console.error(`k1s: ${sig} received, shutting down`);
+      process.off('SIGTERM', onTerm);
+      process.off('SIGINT', onInt);
+      resolve();
+    };
+    const onTerm = () => stop('SIGTERM');
+    const onInt = () => stop('SIGINT');
+    process.on('SIGTERM', onTerm);
+    process.on('SIGINT', onInt);
+  });
+  await cluster.stop();
+  console.error('k1s: stopped');
+  return 0;
+}

@@ -1,0 +1,85 @@
+// The in-process client: requests go through the same handlers (decode, admission, validation, storage) as
+// HTTPS requests, only without the socket.
+import YAML from 'yaml';
+import type { KObject } from '../api/types.js';
+import type { DeleteOptions, ListParams, PatchType, UserInfo, WatchParams } from '../apiserver/context.js';
+import { handleResource, resolveStore, type ApiRequest } from '../apiserver/handlers.js';
+import type { Registry } from '../apiserver/registry.js';
+import { parseRequestInfo } from '../apiserver/request-info.js';
+import { watchObjects } from '../apiserver/resource-list.js';
+import type { Client, ClientWatchEvent, ObjectList, ResourceClient, WriteOptions } from './types.js';
+
+const patchTypes: Record<PatchType, string> = {
+  json: 'application/json-patch+json',
+  merge: 'application/merge-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+  apply: 'application/apply-patch+yaml',
+};
+
+export const systemUser: UserInfo = { name: 'system:k1s', groups: ['system:masters', 'system:authenticated'] };
+
+export class LocalClient implements Client {
+  constructor(
+    private readonly registry: Registry,
+    private readonly user: UserInfo = systemUser,
+    private readonly userAgent = 'k1s',
+  ) {}
+
+  resource(apiVersion: string, plural: string): ResourceClient {
+    const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+    const path = (ns: string, name = '', sub = '') =>
+      `${base}${ns ? `/namespaces/${encodeURIComponent(ns)}` : ''}/${plural}${name ? `/${encodeURIComponent(name)}` : ''}${sub ? `/${sub}` : ''}`;
+    const call = async (method: string, p: string, query: Record<string, string | undefined>, body?: string, contentType?: string) => {
+      const q = new URLSearchParams();
+      for (const [k, v] of Object.entries(query)) if (v !== undefined) q.set(k, v);
+      const req: ApiRequest = {
+        info: parseRequestInfo(method, p, q),
+        query: q,
+        headers: { 'user-agent': this.userAgent, 'content-type': contentType ?? 'application/json' },
+        body,
+        user: this.user,
+      };
+      return (await handleResource(this.registry, req)).body;
+    };
+    const writeQuery = (o?: WriteOptions) => ({
+      dryRun: o?.dryRun ? 'All' : undefined,
+      fieldManager: o?.fieldManager,
+      force: o?.force === undefined ? undefined : String(o.force),
+    });
+    const listQuery = (p?: ListParams): Record<string, string | undefined> => ({
+      labelSelector: p?.labelSelector,
+      fieldSelector: p?.fieldSelector,
+      limit: p?.limit === undefined ? undefined : String(p.limit),
+      continue: p?.continue,
+      resourceVersion: p?.resourceVersion,
+      resourceVersionMatch: p?.resourceVersionMatch,
+    });
+    return {
+      get: async (ns, name) => (await call('GET', path(ns, name), {})) as KObject,
+      list: async (ns, params) => (await call('GET', path(ns), listQuery(params))) as ObjectList,
+      create: async (ns, obj, o) => (await call('POST', path(ns), writeQuery(o), JSON.stringify(obj))) as KObject,
+      update: async (ns, obj, o) =>
+        (await call('PUT', path(ns, obj.metadata.name, o?.subresource), writeQuery(o), JSON.stringify(obj))) as KObject,
+      patch: async (ns, name, type, patch, o) =>
+        (await call(
+          'PATCH',
+          path(ns, name, o?.subresource),
+          { ...writeQuery(o), fieldManager: o?.fieldManager ?? (type === 'apply' ? this.userAgent : undefined) },
+          type === 'apply' ? YAML.stringify(patch) : JSON.stringify(patch),
+          patchTypes[type],
+        )) as KObject,
+      delete: async (ns, name, opts?: DeleteOptions) => {
+        const res = (await call('DELETE', path(ns, name), {}, JSON.stringify(opts ?? {}))) as KObject;
+        return res.kind === 'Status' ? undefined : res.metadata?.deletionTimestamp ? res : undefined;
+      },
+      deleteCollection: async (ns, params, opts) => {
+        await call('DELETE', path(ns), listQuery(params), JSON.stringify(opts ?? {}));
+      },
+      watch: async (ns, params: WatchParams, onEvent: (ev: ClientWatchEvent) => void) => {
+        const info = parseRequestInfo('GET', path(ns), new URLSearchParams({ watch: 'true' }));
+        const rs = resolveStore(this.registry, { ...info, verb: 'list' });
+        return watchObjects(rs, ns, params, (ev) => onEvent(ev as ClientWatchEvent));
+      },
+    };
+  }
+}

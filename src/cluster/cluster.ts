@@ -1,0 +1,121 @@
+// One k1s cluster instance: storage, API server and control loops, with everything it owns (no globals, so
+// several clusters can run in one process).
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { builtinResources, baseDefinitions } from '../api/index.js';
+import { namespaceLifecycle } from '../apiserver/admission-namespace.js';
+import { HealthChecks } from '../apiserver/health.js';
+import { Registry } from '../apiserver/registry.js';
+import { buildApiServer } from '../apiserver/server.js';
+import { LocalClient } from '../client/local.js';
+import { NamespaceController } from '../controllers/namespace.js';
+import { defaultServingNames, ensurePki, type PkiFiles } from '../pki/pki.js';
+import { kubeconfigYaml, writeKubeconfig } from '../pki/kubeconfig.js';
+import { Compactor } from '../storage/compactor.js';
+import { SqliteStore } from '../storage/sqlite.js';
+import { bootstrapNamespaces } from './bootstrap.js';
+import { versionInfo } from './version.js';
+
+export interface ClusterOptions {
+  dataDir: string;
+  port: number;
+  bindAddress: string;
+  writeKubeconfig?: string;
+  disableAgent?: boolean;
+  log?: (line: string) => void;
+  /** storage durability (default full) */
+  durability?: 'full' | 'normal';
+  /** watch bookmark period (default 60 s) */
+  bookmarkIntervalMs?: number;
+}
+
+export class Cluster {
+  private constructor(
+    readonly opts: ClusterOptions,
+    readonly store: SqliteStore,
+    readonly registry: Registry,
+    readonly app: FastifyInstance,
+    readonly pki: PkiFiles,
+    readonly url: string,
+    readonly client: LocalClient,
+    private readonly stoppers: (() => Promise<void> | void)[],
+  ) {}
+
+  static async start(opts: ClusterOptions): Promise<Cluster> {
+    const log = opts.log ?? ((l: string) => console.error(l));
+    const t0 = performance.now();
+    const phase = (name: string) => log(`k1s: ${name} (${Math.round(performance.now() - t0)} ms)`);
+    mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+
+    const names = defaultServingNames();
+    if (!['127.0.0.1', '0.0.0.0', '::', '::1'].includes(opts.bindAddress)) names.ips.push(opts.bindAddress);
+    const pki = await ensurePki(join(opts.dataDir, 'tls'), names);
+    phase(pki.written.length ? `certificates created in ${pki.dir}` : `certificates loaded from ${pki.dir}`);
+
+    mkdirSync(join(opts.dataDir, 'db'), { recursive: true, mode: 0o700 });
+    const store = SqliteStore.open({ path: join(opts.dataDir, 'db', 'state.db'), durability: opts.durability });
+    const stoppers: (() => Promise<void> | void)[] = [];
+    stoppers.push(() => store.close());
+    const compactor = new Compactor(store);
+    compactor.start();
+    stoppers.unshift(() => compactor.stop());
+    phase(`storage opened at revision ${store.currentRevision()}`);
+
+    const registry = new Registry(store, builtinResources(), baseDefinitions());
+    registry.admission.add(namespaceLifecycle(() => registry.mustLookup('', 'v1', 'namespaces')));
+    const health = new HealthChecks();
+    let bootstrapped = false;
+    health.addLive('ping', () => {});
+    health.addLive('log', () => {});
+    health.addLive('etcd', () => {
+      store.currentRevision();
+    });
+    health.addReady('poststarthook/k1s-bootstrap-namespaces', () => {
+      if (!bootstrapped) throw new Error('not finished');
+    });
+    const app = await buildApiServer({
+      registry,
+      tls: { key: pki.server.keyPem, cert: pki.server.certPem, ca: pki.ca.certPem },
+      health,
+      version: versionInfo(),
+      watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs },
+    });
+    const client = new LocalClient(registry);
+    await bootstrapNamespaces(client);
+    bootstrapped = true;
+    phase('system namespaces ready');
+
+    const nsController = new NamespaceController(client, registry);
+    await nsController.start();
+    stoppers.unshift(() => nsController.stop());
+
+    await app.listen({ port: opts.port, host: opts.bindAddress });
+    stoppers.unshift(() => app.close());
+    const addr = app.server.address();
+    const port = typeof addr === 'object' && addr ? addr.port : opts.port;
+    const host = opts.bindAddress === '0.0.0.0' || opts.bindAddress === '::' ? '127.0.0.1' : opts.bindAddress;
+    const url = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    phase(`API server listening on ${url}`);
+    if (opts.writeKubeconfig) {
+      await writeKubeconfig(
+        opts.writeKubeconfig,
+        kubeconfigYaml({ server: url, caPem: pki.ca.certPem, clientCertPem: pki.admin.certPem, clientKeyPem: pki.admin.keyPem }),
+      );
+      phase(`kubeconfig written to ${opts.writeKubeconfig}`);
+    }
+    if (!(await health.isReady())) throw new Error('k1s: API server did not become ready');
+    log(`k1s API server ready at ${url} (${Math.round(performance.now() - t0)} ms)`);
+    return new Cluster(opts, store, registry, app, pki, url, client, stoppers);
+  }
+
+  async stop(): Promise<void> {
+    for (const s of this.stoppers.splice(0)) {
+      try {
+        await s();
+      } catch (e) {
+        console.error('k1s: error while stopping:', e);
+      }
+    }
+  }
+}

@@ -1,0 +1,32 @@
+// What /version reports: Kubernetes 1.33, so clients (and kubectl's version dispatcher) treat k1s as a 1.33 server.
+import { readFileSync } from 'node:fs';
+
+export const kubernetesVersion = { major: '1', minor: '33', patch: '0' };
+
+export function k1sVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+    return pkg.version;
+  } catch {
+    return '0.0.0';
+  }
+}
+
+export function versionInfo(): Record<string, string> {
+  const { major, minor, patch } = kubernetesVersion;
+  return {
+    major,
+    minor,
+    emulationMajor: major,
+    emulationMinor: minor,
+    minCompatibilityMajor: major,
+    minCompatibilityMinor: String(Number(minor) - 1),
+    gitVersion: `v${major}.${minor}.${patch}+k1s-${k1sVersion()}`,
+    gitCommit: '0000000000000000000000000000000000000000',
+    gitTreeState: 'clean',
+    buildDate: '2026-11-22T00:00:00Z',
+    goVersion: `node${process.versions.node}`,
+    compiler: 'k1s',
+    platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,
+  };
+}

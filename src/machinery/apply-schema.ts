@@ -1,0 +1,124 @@
+// How server-side apply sees a schema node (structured-merge-diff "atoms"): a scalar, a map (a struct with
+// declared fields and/or a granular map with an element type, possibly atomic) or a list (atomic, a set of
+// scalars, or a map list with key fields). A missing schema means "deduced" from the value, as Kubernetes
+// does for x-kubernetes-preserve-unknown-fields: objects are granular maps, arrays atomic, the rest scalars.
+
+import { isObj } from './apply-values.js';
+import { keyElement, valueElement, type PathElement } from './fieldset.js';
+import type { Schema, SchemaSet } from './schema.js';
+
+/** A schema node reference; undefined means "deduced from the value". */
+export type TypeRef = Schema | undefined;
+
+export type Atom =
+  | { readonly kind: 'scalar' }
+  | {
+      readonly kind: 'map';
+      readonly atomic: boolean;
+      /** declared (struct) fields */
+      readonly fields: Readonly<Record<string, Schema>> | undefined;
+      /** type of undeclared keys; undefined = deduced */
+      readonly elem: TypeRef;
+    }
+  | {
+      readonly kind: 'list';
+      readonly atomic: boolean;
+      /** key fields of a map list; empty for a set */
+      readonly keys: readonly string[];
+      readonly elem: TypeRef;
+    };
+
+const SCALAR: Atom = { kind: 'scalar' };
+const DEDUCED_MAP: Atom = { kind: 'map', atomic: false, fields: undefined, elem: undefined };
+const DEDUCED_LIST: Atom = { kind: 'list', atomic: true, keys: [], elem: undefined };
+
+function deduce(value: unknown): Atom {
+  if (isObj(value)) return DEDUCED_MAP;
+  if (Array.isArray(value)) return DEDUCED_LIST;
+  if (value === undefined) return DEDUCED_MAP;
+  return SCALAR;
+}
+
+/**
+ * The atom for `tr`, looking at `value` only to deduce untyped nodes and to treat a value of the wrong
+ * shape (a scalar where the schema wants a map or list) as a leaf.
+ */
+export function atomFor(tr: TypeRef, set: SchemaSet, value: unknown): Atom {
+  const sc = set.resolve(tr);
+  if (!sc) return deduce(value);
+  if (sc.intOrString) return SCALAR;
+  let atom: Atom;
+  if (sc.type === 'array' || (sc.type === undefined && sc.items)) {
+    const lt = sc.listType ?? 'atomic';
+    atom = { kind: 'list', atomic: lt === 'atomic', keys: lt === 'map' ? (sc.listMapKeys ?? []) : [], elem: sc.items };
+  } else if (sc.type === 'object' || (sc.type === undefined && (sc.properties || sc.additionalProperties))) {
+    if (!sc.properties && !sc.additionalProperties) return deduce(value);
+    atom = {
+      kind: 'map',
+      atomic: sc.mapType === 'atomic',
+      fields: sc.properties,
+      elem: sc.additionalProperties,
+    };
+  } else if (sc.type === undefined) {
+    return deduce(value);
+  } else {
+    return SCALAR;
+  }
+  if (value === undefined || value === null) return atom;
+  if (atom.kind === 'map' && !isObj(value)) return SCALAR;
+  if (atom.kind === 'list' && !Array.isArray(value)) return SCALAR;
+  return atom;
+}
+
+/** The type of the value under `key` of a map atom. */
+export function fieldType(atom: Atom, key: string): TypeRef {
+  if (atom.kind !== 'map') return undefined;
+  if (atom.fields && Object.prototype.hasOwnProperty.call(atom.fields, key)) return atom.fields[key];
+  return atom.elem;
+}
+
+/** Whether `key` is a declared (struct) field of a map atom. */
+export function isDeclaredField(atom: Atom, key: string): boolean {
+  return atom.kind === 'map' && !!atom.fields && Object.prototype.hasOwnProperty.call(atom.fields, key);
+}
+
+/** The type of the items of a list atom. */
+export function elemType(atom: Atom): TypeRef {
+  return atom.kind === 'list' ? atom.elem : undefined;
+}
+
+/**
+ * The path element that names `item` inside an associative list (`k:` for map lists, `v:` for sets), or an
+ * error text as structured-merge-diff words it when the item cannot be named.
+ */
+export function listItemElement(atom: Atom, item: unknown, set: SchemaSet): PathElement | string {
+  if (atom.kind !== 'list') return 'invalid indexing of non-associative list';
+  if (atom.keys.length > 0) {
+    if (item === null) return 'associative list with keys may not have a null element';
+    if (!isObj(item)) return 'associative list with keys may not have non-map elements';
+    const fields: [string, unknown][] = [];
+    for (const k of atom.keys) {
+      if (Object.prototype.hasOwnProperty.call(item, k)) fields.push([k, item[k]]);
+      else {
+        const def = keyDefault(atom.elem, k, set);
+        if (def !== undefined && def !== null) fields.push([k, def]);
+      }
+    }
+    if (fields.length === 0) {
+      const quoted = '[' + atom.keys.map((k) => JSON.stringify(k)).join(' ') + ']';
+      return `associative list with keys has an element that omits all key fields ${quoted} (and doesn't have default values for any key fields)`;
+    }
+    return keyElement(fields);
+  }
+  if (isObj(item)) return "associative list without keys has an element that's a map type";
+  if (Array.isArray(item)) return 'not supported: associative list with lists as elements';
+  if (item === null || item === undefined) return "associative list without keys has an element that's an explicit null";
+  return valueElement(item);
+}
+
+function keyDefault(elem: TypeRef, key: string, set: SchemaSet): unknown {
+  const sc = set.resolve(elem);
+  const prop = sc?.properties?.[key];
+  if (!prop) return undefined;
+  return prop.default !== undefined ? prop.default : set.resolve(prop)?.default;
+}

@@ -1,0 +1,199 @@
+// Schema checks kube-apiserver does while decoding a body: wrong JSON types (always an error, as Go's JSON
+// decoder fails) and unknown fields (an error, a warning or nothing, per fieldValidation).
+import type { Schema, SchemaSet } from './schema.js';
+import { isPlainObject } from './object.js';
+
+export interface DecodeProblems {
+  /** "json: cannot unmarshal ..." style messages: always fatal */
+  typeErrors: string[];
+  /** paths such as "spec.foo" or "spec.containers[0].bar" */
+  unknownFields: string[];
+}
+
+const goTypes: Record<string, string> = {
+  int32: 'int32',
+  int64: 'int64',
+  double: 'float64',
+  byte: '[]uint8',
+};
+
+function jsonType(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'object') return 'object';
+  return typeof v;
+}
+
+function goTypeOf(sc: Schema, name: string): string {
+  switch (sc.type) {
+    case 'integer':
+      return goTypes[sc.format ?? ''] ?? 'int64';
+    case 'number':
+      return 'float64';
+    case 'boolean':
+      return 'bool';
+    case 'string':
+      return sc.format === 'byte' ? '[]uint8' : 'string';
+    case 'array':
+      return `[]${name}`;
+    case 'object':
+      return sc.additionalProperties ? `map[string]${name}` : name;
+    default:
+      return name;
+  }
+}
+
+/** Walks `obj` against `root`, collecting type errors and unknown fields. */
+export function checkAgainstSchema(obj: unknown, root: Schema, set: SchemaSet): DecodeProblems {
+  const out: DecodeProblems = { typeErrors: [], unknownFields: [] };
+  walk(obj, root, '', 'Object', set, out);
+  return out;
+}
+
+function shortName(ref: string | undefined): string {
+  if (!ref) return 'Object';
+  const i = ref.lastIndexOf('.');
+  return i >= 0 ? ref.slice(i + 1) : ref;
+}
+
+function walk(v: unknown, sc0: Schema | undefined, path: string, parent: string, set: SchemaSet, out: DecodeProblems): void {
+  if (!sc0 || v === null || v === undefined) return;
+  const refName = sc0.ref;
+  const sc = set.resolve(sc0);
+  if (!sc || sc.preserveUnknownFields) return;
+  if (sc.intOrString) {
+    if (typeof v !== 'string' && typeof v !== 'number') typeError(v, 'IntOrString', path, parent, out);
+    return;
+  }
+  if (refName === 'io.k8s.apimachinery.pkg.api.resource.Quantity') {
+    if (typeof v !== 'string' && typeof v !== 'number') typeError(v, 'Quantity', path, parent, out);
+    return;
+  }
+  const t = jsonType(v);
+  switch (sc.type) {
+    case 'string':
+      if (t !== 'string') typeError(v, goTypeOf(sc, ''), path, parent, out);
+      return;
+    case 'boolean':
+      if (t !== 'boolean') typeError(v, 'bool', path, parent, out);
+      return;
+    case 'integer':
+      if (t !== 'number' || !Number.isInteger(v)) typeError(v, goTypeOf(sc, ''), path, parent, out);
+      return;
+    case 'number':
+      if (t !== 'number') typeError(v, 'float64', path, parent, out);
+      return;
+    case 'array': {
+      if (t !== 'array') {
+        typeError(v, `[]${shortName(sc.items?.ref) || 'string'}`, path, parent, out);
+        return;
+      }
+      (v as unknown[]).forEach((item, i) => walk(item, sc.items, `${path}[${i}]`, parent, set, out));
+      return;
+    }
+    case 'object':
+    default: {
+      if (!sc.properties && !sc.additionalProperties) return;
+      if (t !== 'object') {
+        typeError(v, sc.additionalProperties ? 'map[string]string' : shortName(refName), path, parent, out);
+        return;
+      }
+      const o = v as Record<string, unknown>;
+      const here = refName ? shortName(refName) : parent;
+      for (const [k, child] of Object.entries(o)) {
+        const p = path ? `${path}.${k}` : k;
+        const csc = sc.properties?.[k] ?? sc.additionalProperties;
+        if (!csc) {
+          out.unknownFields.push(p);
+          continue;
+        }
+        walk(child, csc, p, here, set, out);
+      }
+    }
+  }
+}
+
+function typeError(v: unknown, goType: string, path: string, parent: string, out: DecodeProblems): void {
+  const jt = jsonType(v);
+  const what = jt === 'object' ? 'object' : jt === 'array' ? 'array' : jt;
+  out.typeErrors.push(`json: cannot unmarshal ${what} into Go struct field ${parent}.${path} of type ${goType}`);
+}
+
+/** Finds keys that occur twice in one JSON object of a raw body (JSON.parse silently keeps the last). */
+export function duplicateFields(raw: string): string[] {
+  const dups: string[] = [];
+  let i = 0;
+  const n = raw.length;
+  const ws = () => {
+    while (i < n && (raw[i] === ' ' || raw[i] === '\n' || raw[i] === '\r' || raw[i] === '\t')) i++;
+  };
+  const str = (): string => {
+    const start = i;
+    i++;
+    while (i < n && raw[i] !== '"') i += raw[i] === '\\' ? 2 : 1;
+    i++;
+    return JSON.parse(raw.slice(start, i)) as string;
+  };
+  const value = (path: string): void => {
+    ws();
+    const c = raw[i];
+    if (c === '{') {
+      i++;
+      const seen = new Set<string>();
+      ws();
+      if (raw[i] === '}') {
+        i++;
+        return;
+      }
+      while (i < n) {
+        ws();
+        const k = str();
+        const p = path ? `${path}.${k}` : k;
+        if (seen.has(k)) dups.push(p);
+        seen.add(k);
+        ws();
+        i++; // ':'
+        value(p);
+        ws();
+        if (raw[i] === ',') {
+          i++;
+          continue;
+        }
+        i++; // '}'
+        return;
+      }
+    } else if (c === '[') {
+      i++;
+      ws();
+      if (raw[i] === ']') {
+        i++;
+        return;
+      }
+      let idx = 0;
+      while (i < n) {
+        value(`${path}[${idx++}]`);
+        ws();
+        if (raw[i] === ',') {
+          i++;
+          continue;
+        }
+        i++;
+        return;
+      }
+    } else if (c === '"') {
+      str();
+    } else {
+      while (i < n && !',}] \n\r\t'.includes(raw[i])) i++;
+    }
+  };
+  try {
+    value('');
+  } catch {
+    return dups;
+  }
+  return dups;
+}
+
+export function isObjectBody(v: unknown): v is Record<string, unknown> {
+  return isPlainObject(v);
+}

@@ -1,0 +1,385 @@
+// Field sets for server-side apply: sets of field paths kept as a trie, with the exact `fieldsV1` JSON
+// encoding Kubernetes stores in metadata.managedFields (structured-merge-diff fieldpath.Set).
+//
+// A path is a list of path elements: a field name (`f:name`), a map-list key (`k:{"name":"x"}`, fields
+// sorted by name), a set value (`v:"x"`) or a list index (`i:0`). Each trie node has "members" (paths that
+// end here) and "children" (paths that continue). In fieldsV1 a member with no children is `"f:x":{}`; a
+// node that is both a member and has children carries `".":{}` among its children.
+
+import { compareStrings, compareValues, goJSON, goJSONString, isObj, valueToString } from './apply-values.js';
+
+export type PathElement =
+  | { readonly field: string }
+  | { readonly key: ReadonlyArray<readonly [string, unknown]> }
+  | { readonly value: unknown }
+  | { readonly index: number };
+
+export type Path = readonly PathElement[];
+
+export function fieldElement(name: string): PathElement {
+  return { field: name };
+}
+
+/** A map-list key; fields are sorted by name as structured-merge-diff does. */
+export function keyElement(fields: Record<string, unknown> | ReadonlyArray<readonly [string, unknown]>): PathElement {
+  const list = Array.isArray(fields) ? [...fields] : Object.entries(fields as Record<string, unknown>);
+  list.sort((a, b) => compareStrings(a[0], b[0]));
+  return { key: list };
+}
+
+export function valueElement(value: unknown): PathElement {
+  return { value };
+}
+
+export function indexElement(index: number): PathElement {
+  return { index };
+}
+
+function rank(pe: PathElement): number {
+  if ('field' in pe) return 0;
+  if ('key' in pe) return 1;
+  if ('value' in pe) return 2;
+  return 3;
+}
+
+/** The order structured-merge-diff keeps path elements in: fields, then keys, then values, then indexes. */
+export function comparePathElements(a: PathElement, b: PathElement): number {
+  const ra = rank(a);
+  const rb = rank(b);
+  if (ra !== rb) return ra < rb ? -1 : 1;
+  if ('field' in a && 'field' in b) return compareStrings(a.field, b.field);
+  if ('key' in a && 'key' in b) {
+    for (let i = 0; ; i++) {
+      if (i >= a.key.length && i >= b.key.length) return 0;
+      if (i >= a.key.length) return -1;
+      if (i >= b.key.length) return 1;
+      const c = compareStrings(a.key[i][0], b.key[i][0]) || compareValues(a.key[i][1], b.key[i][1]);
+      if (c !== 0) return c;
+    }
+  }
+  if ('value' in a && 'value' in b) return compareValues(a.value, b.value);
+  const ia = (a as { index: number }).index;
+  const ib = (b as { index: number }).index;
+  return ia < ib ? -1 : ia > ib ? 1 : 0;
+}
+
+/** The `f:`/`k:`/`v:`/`i:` form used as a key in fieldsV1. */
+export function serializePathElement(pe: PathElement): string {
+  if ('field' in pe) return 'f:' + pe.field;
+  if ('key' in pe) return 'k:{' + pe.key.map(([k, v]) => goJSONString(k) + ':' + goJSON(v)).join(',') + '}';
+  if ('value' in pe) return 'v:' + goJSON(pe.value);
+  return 'i:' + String(pe.index);
+}
+
+/** Parses one fieldsV1 key. Returns undefined for an unknown element type (Kubernetes drops those). */
+export function parsePathElement(s: string): PathElement | undefined {
+  if (s.length < 2) throw new Error('key must be 2 characters long:');
+  if (s[1] !== ':') throw new Error(`missing colon: ${s}`);
+  const rest = s.slice(2);
+  switch (s[0]) {
+    case 'f':
+      return { field: rest };
+    case 'v':
+      return { value: JSON.parse(rest) as unknown };
+    case 'k': {
+      const obj = JSON.parse(rest) as unknown;
+      if (!isObj(obj)) throw new Error(`invalid key path element: ${s}`);
+      return keyElement(obj);
+    }
+    case 'i': {
+      if (!/^[+-]?\d+$/.test(rest)) throw new Error(`strconv.Atoi: parsing ${JSON.stringify(rest)}: invalid syntax`);
+      return { index: Number(rest) };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** Human form used in conflict messages: `.spec.containers[name="nginx"].image`, `.finalizers[="x"]`. */
+export function pathElementString(pe: PathElement): string {
+  if ('field' in pe) return '.' + pe.field;
+  if ('key' in pe) return '[' + pe.key.map(([k, v]) => `${k}=${valueToString(v)}`).join(',') + ']';
+  if ('value' in pe) return `[=${valueToString(pe.value)}]`;
+  return `[${pe.index}]`;
+}
+
+export function formatPath(path: Path): string {
+  return path.map(pathElementString).join('');
+}
+
+interface Child {
+  readonly pe: PathElement;
+  readonly set: FieldSet;
+}
+
+function byElement<T extends { pe: PathElement }>(a: T, b: T): number {
+  return comparePathElements(a.pe, b.pe);
+}
+
+/** An immutable set of field paths. Maps are keyed by the serialised path element, which is canonical. */
+export class FieldSet {
+  private constructor(
+    private readonly mem: ReadonlyMap<string, PathElement>,
+    private readonly kids: ReadonlyMap<string, Child>,
+  ) {}
+
+  static empty(): FieldSet {
+    return EMPTY;
+  }
+
+  static of(...paths: Path[]): FieldSet {
+    return FieldSet.fromPaths(paths);
+  }
+
+  static fromPaths(paths: Iterable<Path>): FieldSet {
+    const b = new FieldSetBuilder();
+    for (const p of paths) b.insert(p);
+    return b.build();
+  }
+
+  /** Decodes a fieldsV1 object (throws on malformed keys, like Kubernetes). */
+  static fromFieldsV1(fields: unknown): FieldSet {
+    if (fields === undefined || fields === null) return EMPTY;
+    if (!isObj(fields)) throw new Error('expected a JSON object for fieldsV1');
+    return readNode(fields).children;
+  }
+
+  /** Size as structured-merge-diff counts it: members plus the members of every child, recursively. */
+  get size(): number {
+    let n = this.mem.size;
+    for (const c of this.kids.values()) n += c.set.size;
+    return n;
+  }
+
+  isEmpty(): boolean {
+    return this.mem.size === 0 && this.kids.size === 0;
+  }
+
+  /** Path elements that end a path at this level, in order. */
+  members(): PathElement[] {
+    return [...this.mem.values()].sort(comparePathElements);
+  }
+
+  /** Child sets at this level, in order. */
+  children(): { pe: PathElement; set: FieldSet }[] {
+    return [...this.kids.values()].sort(byElement);
+  }
+
+  hasMember(pe: PathElement): boolean {
+    return this.mem.has(serializePathElement(pe));
+  }
+
+  /** The set of paths below `pe` (empty when none). */
+  withPrefix(pe: PathElement): FieldSet {
+    return this.kids.get(serializePathElement(pe))?.set ?? EMPTY;
+  }
+
+  has(path: Path): boolean {
+    if (path.length === 0) return false;
+    let cur: FieldSet = this;
+    for (let i = 0; i < path.length - 1; i++) {
+      const next = cur.kids.get(serializePathElement(path[i]));
+      if (!next) return false;
+      cur = next.set;
+    }
+    return cur.mem.has(serializePathElement(path[path.length - 1]));
+  }
+
+  /** A new set that also holds `path`. */
+  with(path: Path): FieldSet {
+    return this.union(FieldSet.of(path));
+  }
+
+  union(o: FieldSet): FieldSet {
+    if (o.isEmpty()) return this;
+    if (this.isEmpty()) return o;
+    const mem = new Map(this.mem);
+    for (const [k, pe] of o.mem) mem.set(k, pe);
+    const kids = new Map(this.kids);
+    for (const [k, c] of o.kids) {
+      const mine = kids.get(k);
+      kids.set(k, mine ? { pe: mine.pe, set: mine.set.union(c.set) } : c);
+    }
+    return new FieldSet(mem, kids);
+  }
+
+  intersection(o: FieldSet): FieldSet {
+    const mem = new Map<string, PathElement>();
+    for (const [k, pe] of this.mem) if (o.mem.has(k)) mem.set(k, pe);
+    const kids = new Map<string, Child>();
+    for (const [k, c] of this.kids) {
+      const theirs = o.kids.get(k);
+      if (!theirs) continue;
+      const s = c.set.intersection(theirs.set);
+      if (!s.isEmpty()) kids.set(k, { pe: c.pe, set: s });
+    }
+    return make(mem, kids);
+  }
+
+  /** Paths in this set and not in `o` (exact paths: removing a path keeps the paths below it). */
+  difference(o: FieldSet): FieldSet {
+    if (o.isEmpty()) return this;
+    const mem = new Map<string, PathElement>();
+    for (const [k, pe] of this.mem) if (!o.mem.has(k)) mem.set(k, pe);
+    const kids = new Map<string, Child>();
+    for (const [k, c] of this.kids) {
+      const theirs = o.kids.get(k);
+      const s = theirs ? c.set.difference(theirs.set) : c.set;
+      if (!s.isEmpty()) kids.set(k, { pe: c.pe, set: s });
+    }
+    return make(mem, kids);
+  }
+
+  /** Like difference, but a member of `o` also removes every path below it. */
+  recursiveDifference(o: FieldSet): FieldSet {
+    if (o.isEmpty()) return this;
+    const mem = new Map<string, PathElement>();
+    for (const [k, pe] of this.mem) if (!o.mem.has(k)) mem.set(k, pe);
+    const kids = new Map<string, Child>();
+    for (const [k, c] of this.kids) {
+      if (o.mem.has(k)) continue;
+      const theirs = o.kids.get(k);
+      const s = theirs ? c.set.recursiveDifference(theirs.set) : c.set;
+      if (!s.isEmpty()) kids.set(k, { pe: c.pe, set: s });
+    }
+    return make(mem, kids);
+  }
+
+  /** Only the members that have no children. */
+  leaves(): FieldSet {
+    const mem = new Map<string, PathElement>();
+    for (const [k, pe] of this.mem) if (!this.kids.has(k)) mem.set(k, pe);
+    const kids = new Map<string, Child>();
+    for (const [k, c] of this.kids) {
+      const s = c.set.leaves();
+      if (!s.isEmpty()) kids.set(k, { pe: c.pe, set: s });
+    }
+    return make(mem, kids);
+  }
+
+  equals(o: FieldSet): boolean {
+    if (this.mem.size !== o.mem.size || this.kids.size !== o.kids.size) return false;
+    for (const k of this.mem.keys()) if (!o.mem.has(k)) return false;
+    for (const [k, c] of this.kids) {
+      const theirs = o.kids.get(k);
+      if (!theirs || !c.set.equals(theirs.set)) return false;
+    }
+    return true;
+  }
+
+  /** Every path, in structured-merge-diff's iteration order (a node's members, then its children). */
+  paths(): Path[] {
+    const out: Path[] = [];
+    const walk = (s: FieldSet, prefix: PathElement[]): void => {
+      for (const pe of s.members()) out.push([...prefix, pe]);
+      for (const c of s.children()) walk(c.set, [...prefix, c.pe]);
+    };
+    walk(this, []);
+    return out;
+  }
+
+  /** The fieldsV1 object, keys in Kubernetes' order. */
+  toFieldsV1(): Record<string, unknown> {
+    return emit(this, false);
+  }
+
+  /** So that JSON.stringify(set) gives the fieldsV1 text exactly as Kubernetes serialises it. */
+  toJSON(): Record<string, unknown> {
+    return this.toFieldsV1();
+  }
+
+  toString(): string {
+    return this.paths().map(formatPath).join('\n');
+  }
+}
+
+// The constructor is private to keep sets immutable from outside; this module builds them directly.
+const construct = FieldSet as unknown as new (m: Map<string, PathElement>, k: Map<string, Child>) => FieldSet;
+const EMPTY: FieldSet = new construct(new Map(), new Map());
+
+function make(mem: Map<string, PathElement>, kids: Map<string, Child>): FieldSet {
+  return mem.size === 0 && kids.size === 0 ? EMPTY : new construct(mem, kids);
+}
+
+/** Mutable builder used while walking objects; `build()` freezes it into a FieldSet. */
+export class FieldSetBuilder {
+  private readonly mem = new Map<string, PathElement>();
+  private readonly kids = new Map<string, { pe: PathElement; b: FieldSetBuilder }>();
+
+  insert(path: Path): void {
+    if (path.length === 0) return;
+    let cur: FieldSetBuilder = this;
+    for (let i = 0; i < path.length - 1; i++) {
+      const key = serializePathElement(path[i]);
+      let next = cur.kids.get(key);
+      if (!next) {
+        next = { pe: path[i], b: new FieldSetBuilder() };
+        cur.kids.set(key, next);
+      }
+      cur = next.b;
+    }
+    const last = path[path.length - 1];
+    cur.mem.set(serializePathElement(last), last);
+  }
+
+  build(): FieldSet {
+    const kids = new Map<string, Child>();
+    for (const [k, c] of this.kids) {
+      const s = c.b.build();
+      if (!s.isEmpty()) kids.set(k, { pe: c.pe, set: s });
+    }
+    return make(new Map(this.mem), kids);
+  }
+}
+
+function emit(s: FieldSet, includeSelf: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const members = s.members();
+  const children = s.children();
+  if (includeSelf && (members.length > 0 || children.length > 0)) out['.'] = {};
+  // Merge the two sorted sequences; an element that is both a member and a child is written once, with ".".
+  let mi = 0;
+  let ci = 0;
+  while (mi < members.length || ci < children.length) {
+    const c =
+      mi >= members.length ? 1 : ci >= children.length ? -1 : comparePathElements(members[mi], children[ci].pe);
+    if (c < 0) {
+      out[serializePathElement(members[mi++])] = {};
+    } else if (c > 0) {
+      const child = children[ci++];
+      out[serializePathElement(child.pe)] = emit(child.set, false);
+    } else {
+      const child = children[ci++];
+      mi++;
+      out[serializePathElement(child.pe)] = emit(child.set, true);
+    }
+  }
+  return out;
+}
+
+function readNode(obj: Record<string, unknown>): { children: FieldSet; isMember: boolean } {
+  const mem = new Map<string, PathElement>();
+  const kids = new Map<string, Child>();
+  let isMember = false;
+  for (const [key, val] of Object.entries(obj)) {
+    if (key === '.') {
+      isMember = true;
+      continue;
+    }
+    const pe = parsePathElement(key);
+    if (!pe) continue;
+    if (!isObj(val)) throw new Error(`expected a JSON object for ${JSON.stringify(key)}`);
+    const sub = readNode(val);
+    const k = serializePathElement(pe);
+    if (sub.isMember) mem.set(k, pe);
+    if (!sub.children.isEmpty()) {
+      const prev = kids.get(k);
+      kids.set(k, { pe, set: prev ? prev.set.union(sub.children) : sub.children });
+    }
+  }
+  // A node with no (understood) children is a member of its parent.
+  return { children: make(mem, kids), isMember: isMember || (mem.size === 0 && kids.size === 0) };
+}
+
+export { fieldsOf, compareObjects, changedFields, ensureNamedFieldsAreMembers, removeFields } from './apply-walk.js';
+export type { Comparison } from './apply-walk.js';

@@ -1,0 +1,37 @@
+// Kubernetes x509 client authentication: the user is the certificate's CN and
+// the groups are its O values (k8s.io/apiserver/pkg/authentication/request/x509).
+import type { PeerCertificate, TLSSocket } from 'node:tls';
+
+export interface PeerIdentity {
+  user: string;
+  groups: string[];
+}
+
+// node returns a subject attribute as a string, or as an array when it repeats.
+type SubjectValue = string | string[] | undefined;
+
+const values = (v: SubjectValue): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+
+/**
+ * The identity in a peer certificate as returned by `TLSSocket.getPeerCertificate()`,
+ * or null when there is none (no certificate yields `{}`) or it has no usable CN.
+ * Does NOT check that the certificate was verified: see `authenticatedPeer`.
+ */
+export function identityFromPeerCertificate(cert: Partial<PeerCertificate> | null | undefined): PeerIdentity | null {
+  const subject = cert?.subject as Record<string, SubjectValue> | undefined;
+  if (!subject) return null;
+  const cns = values(subject.CN);
+  // Several CNs would make the user ambiguous (Go silently takes the last one): refuse instead.
+  if (cns.length !== 1 || cns[0] === '') return null;
+  return { user: cns[0]!, groups: values(subject.O).filter((o) => o !== '') };
+}
+
+/**
+ * The identity of the client on a TLS socket, only if its certificate chain was
+ * verified against the server's `ca` (with `requestCert: true`). OpenSSL also
+ * enforces the clientAuth extended key usage during that verification.
+ */
+export function authenticatedPeer(socket: TLSSocket): PeerIdentity | null {
+  if (!socket.authorized) return null;
+  return identityFromPeerCertificate(socket.getPeerCertificate());
+}

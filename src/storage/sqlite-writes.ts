@@ -1,0 +1,77 @@
+// Applying writes inside a transaction. Ops of a batch are applied one after another against the state left by
+// the previous ones, so compare-and-swap checks are exactly as if each write had its own transaction.
+import type Database from 'better-sqlite3';
+import { LATEST_ONE, toKeyValue } from './sqlite-reads.js';
+import type { KeyValue, WatchEvent, WriteResult } from './types.js';
+
+export type WriteOp =
+  | { kind: 'create'; key: string; value: string }
+  | { kind: 'update'; key: string; value: string; expectedRevision: number }
+  | { kind: 'delete'; key: string; expectedRevision?: number };
+
+export interface Applied {
+  result: WriteResult;
+  /** the change, when the write succeeded */
+  event?: WatchEvent;
+}
+
+interface CurrentRow {
+  key: string;
+  rev: number;
+  create_rev: number;
+  value: string;
+}
+
+export class SqliteWrites {
+  private readonly getCurrent: Database.Statement;
+  private readonly lastRev: Database.Statement;
+  private readonly insertLog: Database.Statement;
+  private readonly insertCurrent: Database.Statement;
+  private readonly updateCurrent: Database.Statement;
+  private readonly deleteCurrent: Database.Statement;
+
+  constructor(db: Database.Database) {
+    this.getCurrent = db.prepare(LATEST_ONE);
+    this.lastRev = db.prepare('SELECT rev FROM log WHERE key = ? ORDER BY prev_rev DESC LIMIT 1').pluck();
+    this.insertLog = db.prepare(
+      'INSERT INTO log (rev, key, create_rev, prev_rev, deleted, value) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    this.insertCurrent = db.prepare('INSERT INTO current (key, rev) VALUES (?, ?)');
+    this.updateCurrent = db.prepare('UPDATE current SET rev = ? WHERE key = ?');
+    this.deleteCurrent = db.prepare('DELETE FROM current WHERE key = ?');
+  }
+
+  /** Applies op as revision `rev` if its precondition holds; the caller advances the revision only on success. */
+  apply(op: WriteOp, rev: number): Applied {
+    const row = this.getCurrent.get(op.key) as CurrentRow | undefined;
+    const cur = row && toKeyValue(row);
+    switch (op.kind) {
+      case 'create': {
+        if (cur) return { result: { ok: false, current: cur } };
+        // A re-created key continues its chain after the tombstone, keeping (key, prev_rev) unique.
+        const prevRev = (this.lastRev.get(op.key) as number | undefined) ?? 0;
+        this.insertLog.run(rev, op.key, rev, prevRev, 0, op.value);
+        this.insertCurrent.run(op.key, rev);
+        const kv: KeyValue = { key: op.key, value: op.value, modRevision: rev, createRevision: rev };
+        return { result: { ok: true, kv }, event: { type: 'ADDED', kv } };
+      }
+      case 'update': {
+        if (!cur || cur.modRevision !== op.expectedRevision) return { result: cur ? { ok: false, current: cur } : { ok: false } };
+        this.insertLog.run(rev, op.key, cur.createRevision, cur.modRevision, 0, op.value);
+        this.updateCurrent.run(rev, op.key);
+        const kv: KeyValue = { key: op.key, value: op.value, modRevision: rev, createRevision: cur.createRevision };
+        return { result: { ok: true, kv }, event: { type: 'MODIFIED', kv, prev: cur } };
+      }
+      case 'delete': {
+        if (!cur) return { result: { ok: false } };
+        if (op.expectedRevision !== undefined && cur.modRevision !== op.expectedRevision) {
+          return { result: { ok: false, current: cur } };
+        }
+        this.insertLog.run(rev, op.key, cur.createRevision, cur.modRevision, 1, cur.value);
+        this.deleteCurrent.run(op.key);
+        const kv: KeyValue = { key: op.key, value: cur.value, modRevision: rev, createRevision: cur.createRevision };
+        return { result: { ok: true, kv }, event: { type: 'DELETED', kv, prev: cur } };
+      }
+    }
+  }
+}

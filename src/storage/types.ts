@@ -1,0 +1,87 @@
+// The revisioned key-value store every backend implements (SQLite now, etcd later).
+// Values are opaque strings (JSON of an object without metadata.resourceVersion); the store's revision is the
+// object's resourceVersion. A revision mismatch is a result, not an exception; only "compacted" and
+// "future revision" throw (as StoreError).
+
+export interface KeyValue {
+  key: string;
+  value: string;
+  /** revision of the last write to this key (its resourceVersion) */
+  modRevision: number;
+  /** revision at which this key was (last) created */
+  createRevision: number;
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface WatchEvent {
+  type: WatchEventType;
+  /** For DELETED: the last value before deletion, with modRevision = the deletion (tombstone) revision. */
+  kv: KeyValue;
+  /** The value before this change (MODIFIED and DELETED), for watchers that filter by selector. */
+  prev?: KeyValue;
+}
+
+export type WriteResult = { ok: true; kv: KeyValue } | { ok: false; current?: KeyValue };
+
+export interface ListOptions {
+  /** read at this revision (0/undefined: latest) */
+  revision?: number;
+  /** maximum number of keys returned; 0/undefined: all */
+  limit?: number;
+  /** return keys strictly greater than this one (continue token decoded by the caller) */
+  startAfter?: string;
+}
+
+export interface ListResult {
+  kvs: KeyValue[];
+  /** the revision the list was read at */
+  revision: number;
+  /** true when more keys follow the last one returned */
+  more: boolean;
+  /** how many keys are left after this page (for ListMeta.remainingItemCount) */
+  remaining?: number;
+}
+
+export interface WatchOptions {
+  /** deliver every change with revision > afterRevision; 0 means "from now" */
+  afterRevision: number;
+}
+
+export interface Watch {
+  stop(): void;
+}
+
+export type StoreErrorCode = 'Compacted' | 'FutureRevision' | 'Closed';
+
+export class StoreError extends Error {
+  constructor(
+    readonly code: StoreErrorCode,
+    message: string,
+    /** for Compacted: the oldest revision still available */
+    readonly revision?: number,
+  ) {
+    super(message);
+  }
+}
+
+export interface Store {
+  /** Fails with {ok:false, current} when the key exists. */
+  create(key: string, value: string): Promise<WriteResult>;
+  get(key: string, opts?: { revision?: number }): Promise<KeyValue | undefined>;
+  /** Compare-and-swap: succeeds only when the key's modRevision equals expectedRevision. */
+  update(key: string, value: string, expectedRevision: number): Promise<WriteResult>;
+  /** Deletes the key; with expectedRevision, only if it matches. The result's kv carries the tombstone revision. */
+  delete(key: string, opts?: { expectedRevision?: number }): Promise<WriteResult>;
+  /** Keys starting with prefix, in key order. */
+  list(prefix: string, opts?: ListOptions): Promise<ListResult>;
+  count(prefix: string): Promise<number>;
+  /** Calls onEvent for each change under prefix, in revision order, with no polling. Throws StoreError('Compacted'). */
+  watch(prefix: string, opts: WatchOptions, onEvent: (ev: WatchEvent) => void): Watch;
+  /** Drops history at or below revision (keeps the latest value of every live key). */
+  compact(revision: number): Promise<void>;
+  currentRevision(): number;
+  /** Oldest revision a watch or a list may start from. */
+  compactedRevision(): number;
+  close(): Promise<void>;
+}

@@ -1,0 +1,155 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  FieldSet,
+  changedFields,
+  compareObjects,
+  comparePathElements,
+  fieldElement as f,
+  fieldsOf,
+  formatPath,
+  indexElement,
+  keyElement as k,
+  parsePathElement,
+  serializePathElement,
+  valueElement as v,
+} from '../../../src/machinery/fieldset.js';
+import { cmSchema, configMap, deepFreeze, pod, podSchema, set } from './apply-fixtures.js';
+
+const json = (fs: FieldSet): string => JSON.stringify(fs.toFieldsV1());
+
+describe('path elements', () => {
+  it('serialise as kube does', () => {
+    assert.equal(serializePathElement(f('metadata')), 'f:metadata');
+    assert.equal(serializePathElement(k({ protocol: 'TCP', containerPort: 80 })), 'k:{"containerPort":80,"protocol":"TCP"}');
+    assert.equal(serializePathElement(v('a<b')), 'v:"a\\u003cb"');
+    assert.equal(serializePathElement(v(3)), 'v:3');
+    assert.equal(serializePathElement(indexElement(2)), 'i:2');
+  });
+
+  it('parse, sorting key fields, and reject malformed keys', () => {
+    assert.deepEqual(parsePathElement('k:{"protocol":"TCP","containerPort":80}'), k({ containerPort: 80, protocol: 'TCP' }));
+    assert.deepEqual(parsePathElement('v:"x"'), v('x'));
+    assert.deepEqual(parsePathElement('i:7'), indexElement(7));
+    assert.equal(parsePathElement('z:whatever'), undefined);
+    assert.throws(() => parsePathElement('f'), /key must be 2 characters long/);
+    assert.throws(() => parsePathElement('fx'), /missing colon: fx/);
+  });
+
+  it('order fields < keys < values < indexes', () => {
+    const sorted = [indexElement(0), v('a'), k({ name: 'a' }), f('z'), f('a'), v(1)].sort(comparePathElements);
+    assert.deepEqual(sorted.map(serializePathElement), ['f:a', 'f:z', 'k:{"name":"a"}', 'v:1', 'v:"a"', 'i:0']);
+  });
+
+  it('format paths for conflict messages', () => {
+    assert.equal(formatPath([f('spec'), f('containers'), k({ name: 'nginx' }), f('image')]), '.spec.containers[name="nginx"].image');
+    assert.equal(formatPath([f('metadata'), f('labels'), f('app')]), '.metadata.labels.app');
+    assert.equal(formatPath([f('ports'), k({ protocol: 'TCP', containerPort: 80 })]), '.ports[containerPort=80,protocol="TCP"]');
+    assert.equal(formatPath([f('metadata'), f('finalizers'), v('x')]), '.metadata.finalizers[="x"]');
+    assert.equal(formatPath([f('args'), indexElement(1)]), '.args[1]');
+  });
+});
+
+describe('fieldsV1', () => {
+  it('round-trips the documented ConfigMap example (keys come back in kube order)', () => {
+    const text = { 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } }, 'f:data': { '.': {}, 'f:key': {} } };
+    const fs = FieldSet.fromFieldsV1(text);
+    assert.equal(json(fs), '{"f:data":{".":{},"f:key":{}},"f:metadata":{"f:labels":{".":{},"f:app":{}}}}');
+    assert.deepEqual(fs.paths().map(formatPath), ['.data', '.data.key', '.metadata.labels', '.metadata.labels.app']);
+    assert.equal(fs.size, 4);
+  });
+
+  it('round-trips a deployment-like set with map-list keys', () => {
+    const text =
+      '{"f:metadata":{"f:labels":{".":{},"f:app":{}}},"f:spec":{"f:template":{"f:spec":{"f:containers":{"k:{\\"name\\":\\"nginx\\"}":{".":{},"f:image":{},"f:name":{},"f:ports":{".":{},"k:{\\"containerPort\\":80,\\"protocol\\":\\"TCP\\"}":{".":{},"f:containerPort":{},"f:protocol":{}}}}}}}}}';
+    const fs = FieldSet.fromFieldsV1(JSON.parse(text));
+    assert.equal(json(fs), text);
+    assert.ok(fs.has([f('spec'), f('template'), f('spec'), f('containers'), k({ name: 'nginx' }), f('image')]));
+  });
+
+  it('drops unknown element types and treats {} as a member', () => {
+    const fs = FieldSet.fromFieldsV1({ 'f:a': { 'x:weird': {} }, 'f:b': {} });
+    assert.equal(json(fs), '{"f:a":{},"f:b":{}}');
+    assert.equal(json(FieldSet.empty()), '{}');
+  });
+});
+
+describe('set operations', () => {
+  const a = FieldSet.of([f('a')], [f('b'), f('c')], [f('b')]);
+  const b = FieldSet.of([f('b')], [f('d')]);
+
+  it('union, intersection, difference', () => {
+    assert.equal(json(a.union(b)), '{"f:a":{},"f:b":{".":{},"f:c":{}},"f:d":{}}');
+    assert.equal(json(a.intersection(b)), '{"f:b":{}}');
+    // difference is exact: removing .b keeps .b.c
+    assert.equal(json(a.difference(b)), '{"f:a":{},"f:b":{"f:c":{}}}');
+    assert.equal(json(a.recursiveDifference(b)), '{"f:a":{}}');
+    assert.equal(json(a.leaves()), '{"f:a":{},"f:b":{"f:c":{}}}');
+    assert.ok(a.has([f('b'), f('c')]) && !a.has([f('c')]));
+    assert.ok(a.union(b).equals(b.union(a)));
+    assert.ok(a.difference(a).isEmpty());
+  });
+});
+
+describe('fieldsOf', () => {
+  it('gives the set of an applied ConfigMap (no "." for declared fields)', () => {
+    const fs = fieldsOf(deepFreeze(configMap({ key: 'v' }, { 'test-label': 'x' })), cmSchema, set);
+    assert.equal(
+      json(fs),
+      '{"f:apiVersion":{},"f:data":{"f:key":{}},"f:kind":{},"f:metadata":{"f:labels":{"f:test-label":{}},"f:name":{},"f:namespace":{}}}',
+    );
+  });
+
+  it('walks map lists, sets, atomic lists and maps, defaults of keys and untyped fields', () => {
+    const obj = pod(
+      {
+        containers: [{ name: 'nginx', image: 'nginx', args: ['a'], ports: [{ containerPort: 80 }] }],
+        selector: { matchLabels: { a: 'b' } },
+        extra: { x: { y: 1 }, list: [1, 2] },
+      },
+      { finalizers: ['f1'] },
+    );
+    const fs = fieldsOf(obj, podSchema, set);
+    const spec = fs.withPrefix(f('spec'));
+    assert.equal(
+      json(spec.withPrefix(f('containers'))),
+      '{"k:{\\"name\\":\\"nginx\\"}":{".":{},"f:args":{},"f:image":{},"f:name":{},"f:ports":{"k:{\\"containerPort\\":80,\\"protocol\\":\\"TCP\\"}":{".":{},"f:containerPort":{}}}}}',
+    );
+    assert.equal(json(spec.withPrefix(f('extra'))), '{"f:list":{},"f:x":{".":{},"f:y":{}}}');
+    assert.ok(spec.hasMember(f('selector')));
+    assert.equal(json(fs.withPrefix(f('metadata')).withPrefix(f('finalizers'))), '{"v:\\"f1\\"":{}}');
+  });
+
+  it('marks empty maps and nulls as members', () => {
+    const fs = fieldsOf({ data: {}, metadata: { labels: null } }, cmSchema, set);
+    assert.equal(json(fs), '{"f:data":{},"f:metadata":{"f:labels":{}}}');
+  });
+});
+
+describe('compareObjects', () => {
+  it('reports added containers with "." and modified leaves', () => {
+    const c = compareObjects({}, configMap({ key: 'v' }, { app: 'x' }), cmSchema, set);
+    assert.equal(
+      json(c.added),
+      '{"f:apiVersion":{},"f:data":{".":{},"f:key":{}},"f:kind":{},"f:metadata":{".":{},"f:labels":{".":{},"f:app":{}},"f:name":{},"f:namespace":{}}}',
+    );
+    assert.ok(c.modified.isEmpty() && c.removed.isEmpty());
+  });
+
+  it('finds modified, added and removed fields', () => {
+    const before = configMap({ a: '1', b: '2' });
+    const after = configMap({ a: '1', b: '3', c: '4' }, { app: 'x' });
+    const c = compareObjects(deepFreeze(before), deepFreeze(after), cmSchema, set);
+    assert.equal(json(c.modified), '{"f:data":{"f:b":{}}}');
+    assert.equal(json(c.added), '{"f:data":{"f:c":{}},"f:metadata":{"f:labels":{".":{},"f:app":{}}}}');
+    assert.equal(json(changedFields(after, before, cmSchema, set)), '{"f:data":{"f:b":{},"f:c":{}},"f:metadata":{"f:labels":{".":{},"f:app":{}}}}');
+  });
+
+  it('compares map-list items by key and atomic values whole', () => {
+    const a = pod({ containers: [{ name: 'a', image: 'x' }, { name: 'b', image: 'y' }], selector: { matchLabels: { a: '1' } } });
+    const b = pod({ containers: [{ name: 'b', image: 'z' }, { name: 'a', image: 'x' }], selector: { matchLabels: { a: '2' } } });
+    const c = compareObjects(a, b, podSchema, set);
+    assert.equal(json(c.modified), '{"f:spec":{"f:containers":{"k:{\\"name\\":\\"b\\"}":{"f:image":{}}},"f:selector":{}}}');
+    assert.ok(c.added.isEmpty() && c.removed.isEmpty());
+  });
+});
