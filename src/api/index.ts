@@ -2,14 +2,14 @@
 import type { Definitions } from '../machinery/schema.js';
 import { coordinationDefinitions, leaseResource } from './coordination.js';
 import { coreDefinitions, coreResources } from './core.js';
-// POD-PENDING import { podResource } from './core-pod.js';
+import { podResource } from './core-pod.js';
 import { eventsV1Definitions, eventsV1Resource } from './events.js';
 import { metaDefinitions } from './meta.js';
 import type { ResourceDefinition } from './types.js';
 
 /** A fresh list per cluster: definitions are data, but the list belongs to whoever builds a registry. */
 export function builtinResources(): ResourceDefinition[] {
-  return [...coreResources, eventsV1Resource, leaseResource];
+  return [...coreResources, podResource, eventsV1Resource, leaseResource];
 }
 
 export function baseDefinitions(): Definitions[] {

@@ -35,11 +35,8 @@ export async function patchObject(
   req: PatchRequest,
 ): Promise<{ object: KObject; created: boolean }> {
   const patch = parsePatchBody(req);
-  if (req.type === 'json' && !Array.isArray(patch)) {
-    throw errors.badRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
-  }
-  if (req.type !== 'json' && !isPlainObject(patch)) {
-    throw errors.badRequest(`error decoding patch: the patch is not a JSON object`);
+  if (req.type === 'apply' && !isPlainObject(patch)) {
+    throw errors.badRequest('error decoding YAML: the apply configuration is not an object');
   }
   if (req.type === 'apply') {
     if (req.force === undefined) throw errors.badRequest('force must be set');
@@ -55,8 +52,8 @@ export async function patchObject(
       const cur = { ...current };
       let result: unknown;
       try {
-        if (req.type === 'json') result = applyJsonPatch(cur, patch as unknown[]);
-        else if (req.type === 'merge') result = applyMergePatch(cur, patch);
+        if (req.type === 'json') result = applyJsonPatch(cur, patch, { fieldValidation: ctx.fieldValidation });
+        else if (req.type === 'merge') result = applyMergePatch(cur, patch, { fieldValidation: ctx.fieldValidation });
         else result = applyStrategicMergePatch(cur, patch, rs.schema, rs.deps.schemas);
       } catch (e) {
         if (e instanceof StatusError) throw e;
@@ -82,8 +79,9 @@ export async function patchObject(
 
 function patchPinsResourceVersion(type: PatchType, patch: unknown): boolean {
   if (type === 'json') {
-    return (patch as { path?: unknown }[]).some((op) => isPlainObject(op) && op.path === '/metadata/resourceVersion');
+    return Array.isArray(patch) && patch.some((op) => isPlainObject(op) && op.path === '/metadata/resourceVersion');
   }
-  const md = (patch as { metadata?: unknown }).metadata;
+  if (!isPlainObject(patch)) return false;
+  const md = patch.metadata;
   return isPlainObject(md) && typeof md.resourceVersion === 'string' && md.resourceVersion !== '';
 }

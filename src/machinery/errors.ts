@@ -65,9 +65,9 @@ export class StatusError extends Error {
       metadata: {},
       status: 'Failure',
       message: this.message,
-      reason: this.reason,
       code: this.code,
     };
+    if (this.reason) s.reason = this.reason;
     if (this.details) s.details = this.details;
     return s;
   }

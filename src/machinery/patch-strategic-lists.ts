@@ -1,9 +1,9 @@
 // Strategic merge patch: lists. Lists whose strategy is "merge" are merged (objects by their merge key, primitives
 // as a union), other lists are replaced. Element order follows k8s.io/apimachinery's strategicpatch rules
 // (design: "preserve-order-in-strategic-merge-patch"): patch elements keep the patch's relative order, elements
-// only on the server keep theirs, and the two are interleaved using the server order; an element of the patch
-// that is new is placed before the server-only elements that follow it. $setElementOrder/<field> overrides the
-// patch order (and validates that the patch list is a subsequence of it).
+// only on the server keep theirs, and the two are interleaved using the server order, where an element new to the
+// list goes before the server-only elements not placed yet (so [a b] + [c] gives [c a b]). $setElementOrder/<field>
+// overrides the patch order (and the patch list must follow it).
 
 import type { Schema } from './schema.js';
 import {

@@ -131,7 +131,8 @@ export class SqliteStore implements Store {
   /**
    * Replays the history after opts.afterRevision (read synchronously, so nothing can slip in between) and then
    * follows live commits. Throws StoreError 'Compacted' when that history is gone and 'FutureRevision' when
-   * afterRevision has not happened yet (it does not wait).
+   * afterRevision has not happened yet (it does not wait). The replay is held in memory until delivered; the
+   * compactor's retention window bounds it.
    */
   watch(prefix: string, opts: WatchOptions, onEvent: (ev: WatchEvent) => void): Watch {
     this.checkOpen();

@@ -66,7 +66,7 @@ describe('certs', () => {
     ['RSA 2048', ['-newkey', 'rsa:2048']],
     ['EC P-384', ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-384']],
   ] as const) {
-    it(`signs leaves with an externally made ${label} CA`, { skip: OPENSSL ? false : 'openssl not found' }, async () => {
+    it(`signs leaves with an externally made ${label} CA`, async () => {
       await withTempDir(async (dir) => {
         const [crt, key] = [join(dir, 'ca.crt'), join(dir, 'ca.key')];
         run(OPENSSL!, ['req', '-x509', ...keyArgs, '-nodes', '-keyout', key, '-out', crt, '-subj', '/CN=ext-ca', '-days', '30']);

@@ -1,0 +1,102 @@
+// core/v1 Pod as a served resource: pkg/registry/core/pod/strategy.go (podStrategy, podStatusStrategy,
+// CheckGracefulDelete, ToSelectableFields) over the defaulting, validation and printing in core-pod-*.ts. Pods are
+// only stored: nothing schedules or runs them yet. Binding, eviction, ephemeralcontainers and resize come later.
+import { clone, rfc3339 } from '../machinery/object.js';
+import { isDNS1123Label } from '../machinery/validation.js';
+import { dropDisabledPodFields, prepareNewPod } from './core-pod-admission.js';
+import { podColumns } from './core-pod-columns.js';
+import { canonicalizePodQuantities, defaultPod } from './core-pod-defaults.js';
+import { normalizePodEncoding } from './core-pod-encoding.js';
+import { podDefinitions, V1 } from './core-pod-schema.js';
+import type { Pod } from './core-pod-types.js';
+import { validatePodCreate } from './core-pod-validation.js';
+import { validatePodStatusUpdate, validatePodUpdate } from './core-pod-validation-update.js';
+import { defineResource, type DeleteContext } from './types.js';
+
+export type { Pod } from './core-pod-types.js';
+export { podDefinitions } from './core-pod-schema.js';
+export { injectServiceAccountVolume, shouldAutomountToken, computeQOS } from './core-pod-admission.js';
+
+/** CheckGracefulDelete: the requested or spec grace period, but immediate for unscheduled or finished pods. */
+export function podGracePeriod(pod: Pod, ctx: DeleteContext): number | undefined {
+  let period = ctx.gracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 0;
+  if (!pod.spec?.nodeName) period = 0;
+  const phase = pod.status?.phase;
+  if (phase === 'Failed' || phase === 'Succeeded') period = 0;
+  if (period < 0) period = 1;
+  return period === 0 ? undefined : period;
+}
+
+/** podStatusStrategy.PrepareForUpdate: the spec and owner references stay; QoS and observedGeneration are kept. */
+export function preparePodStatusUpdate(pod: Pod, old: Pod): void {
+  pod.spec = clone(old.spec);
+  if (old.metadata.ownerReferences === undefined) delete pod.metadata.ownerReferences;
+  else pod.metadata.ownerReferences = clone(old.metadata.ownerReferences);
+  const st = (pod.status ??= {});
+  const oldSt = old.status ?? {};
+  if (!st.qosClass && oldSt.qosClass) st.qosClass = oldSt.qosClass;
+  if (!st.observedGeneration && oldSt.observedGeneration) st.observedGeneration = oldSt.observedGeneration;
+  // Conditions that omit observedGeneration keep the old value of the same type (matched in order).
+  const remembered = new Map<string, number[]>();
+  for (const c of oldSt.conditions ?? []) remembered.set(c.type ?? '', [...(remembered.get(c.type ?? '') ?? []), c.observedGeneration ?? 0]);
+  for (const c of st.conditions ?? []) {
+    const prev = remembered.get(c.type ?? '')?.shift() ?? 0;
+    if (!c.observedGeneration && prev) c.observedGeneration = prev;
+  }
+  dropDisabledPodFields(pod, old);
+}
+
+export const podResource = defineResource<Pod>({
+  group: '',
+  version: 'v1',
+  kind: 'Pod',
+  plural: 'pods',
+  singular: 'pod',
+  shortNames: ['po'],
+  categories: ['all'],
+  namespaced: true,
+  schemaRef: V1 + 'Pod',
+  definitions: podDefinitions,
+  // Since 1.33 the apiserver sets generation 1 on create and bumps it on every spec change.
+  hasGeneration: true,
+  subresources: { status: true },
+  columns: podColumns,
+  selectableFields: {
+    'spec.nodeName': (p) => p.spec?.nodeName ?? '',
+    'spec.restartPolicy': (p) => p.spec?.restartPolicy ?? '',
+    'spec.schedulerName': (p) => p.spec?.schedulerName ?? '',
+    'spec.serviceAccountName': (p) => p.spec?.serviceAccountName ?? '',
+    'spec.hostNetwork': (p) => String(p.spec?.hostNetwork === true),
+    'status.phase': (p) => p.status?.phase ?? '',
+    // Kubernetes reads the first entry of podIPs, not podIP.
+    'status.podIP': (p) => p.status?.podIPs?.[0]?.ip ?? '',
+    'status.nominatedNodeName': (p) => p.status?.nominatedNodeName ?? '',
+  },
+  strategy: {
+    defaults: defaultPod,
+    prepareForCreate(pod) {
+      prepareNewPod(pod, rfc3339());
+      normalizePodEncoding(pod);
+    },
+    prepareForUpdate(pod, old) {
+      pod.status = clone(old.status);
+      dropDisabledPodFields(pod, old);
+    },
+    validate: validatePodCreate,
+    validateUpdate: validatePodUpdate,
+    canonicalize(pod) {
+      canonicalizePodQuantities(pod);
+      normalizePodEncoding(pod);
+    },
+    prepareForStatusUpdate: preparePodStatusUpdate,
+    validateStatusUpdate: validatePodStatusUpdate,
+    warnings(pod, old) {
+      if (old) return []; // Kubernetes skips warnings on pod updates.
+      const msgs = isDNS1123Label(pod.metadata.name ?? '');
+      if (!pod.metadata.name || !msgs.length) return [];
+      return [`metadata.name: this is used in the Pod's hostname, which can result in surprising behavior; a DNS label is recommended: [${msgs.join(' ')}]`];
+    },
+    gracePeriodSeconds: podGracePeriod,
+    allowCreateOnUpdate: false,
+  },
+});
