@@ -84,7 +84,7 @@ function request(s: Server, method: string, path: string, body?: unknown): Promi
   });
 }
 
-async function benchCreates(s: Server, ns: string, clients: number, total: number): Promise<{ rate: number; p50: number; p99: number }> {
+async function benchCreates(s: Server, ns: string, clients: number, total: number, prefix = `cm-${clients}`): Promise<{ rate: number; p50: number; p99: number }> {
   const lat: number[] = [];
   let next = 0;
   const t0 = performance.now();
@@ -97,7 +97,7 @@ async function benchCreates(s: Server, ns: string, clients: number, total: numbe
         const r = await request(s, 'POST', `/api/v1/namespaces/${ns}/configmaps`, {
           apiVersion: 'v1',
           kind: 'ConfigMap',
-          metadata: { name: `cm-${clients}-${i}` },
+          metadata: { name: `${prefix}-${i}` },
           data: { key: 'value' },
         });
         if (r.status !== 201) throw new Error(`create failed: ${r.status} ${r.body}`);
@@ -157,7 +157,7 @@ async function main(): Promise<void> {
   row('server RSS after creates', `${rssMiB(pid)} MiB`);
   // top up to 10,000 objects for the list figure
   const have = 1000 + 3000 + 3000;
-  await benchCreates(server, 'bench', 32, 10_000 - have).catch(() => undefined);
+  await benchCreates(server, 'bench', 32, 10_000 - have, 'fill');
   const listLat: number[] = [];
   for (let i = 0; i < 5; i++) {
     const t = performance.now();

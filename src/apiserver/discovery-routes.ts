@@ -13,7 +13,7 @@ import { negotiateOpenapiV2, OPENAPI_V2_PROTOBUF, openapiV2, openapiV2Protobuf, 
 import type { Registry } from './registry.js';
 
 function send(reply: FastifyReply, body: unknown, contentType = 'application/json'): FastifyReply {
-  return reply.code(200).header('content-type', contentType).send(JSON.stringify(body));
+  return reply.code(200).header('content-type', contentType).send(Buffer.from(JSON.stringify(body)));
 }
 
 const notFound = () => new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});

@@ -40,7 +40,7 @@ declare module 'fastify' {
 }
 
 export function sendStatus(reply: FastifyReply, e: StatusError): FastifyReply {
-  return reply.code(e.code).header('content-type', 'application/json').send(JSON.stringify(e.toStatus()));
+  return reply.code(e.code).header('content-type', 'application/json').send(Buffer.from(JSON.stringify(e.toStatus())));
 }
 
 function toStatusError(e: unknown): StatusError {
@@ -59,7 +59,6 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
     https: { key: opts.tls.key, cert: opts.tls.cert, ca: opts.tls.ca, requestCert: true, rejectUnauthorized: false },
     bodyLimit: maxBodyBytes,
     logger: false,
-    disableRequestLogging: true,
     return503OnClosing: false,
     forceCloseConnections: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
@@ -113,9 +112,9 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
     const res = await handleResource(opts.registry, apiReq);
     for (const w of res.warnings) reply.header('warning', `299 - ${JSON.stringify(w)}`);
     if (res.output.kind === 'yaml') {
-      return reply.code(res.code).header('content-type', 'application/yaml').send(YAML.stringify(res.body));
+      return reply.code(res.code).header('content-type', 'application/yaml').send(Buffer.from(YAML.stringify(res.body)));
     }
-    return reply.code(res.code).header('content-type', 'application/json').send(JSON.stringify(res.body));
+    return reply.code(res.code).header('content-type', 'application/json').send(Buffer.from(JSON.stringify(res.body)));
   };
   for (const prefix of ['/api/*', '/apis/*']) {
     app.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], url: prefix, handler: resource });
@@ -124,7 +123,7 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
 }
 
 function json(reply: FastifyReply, body: unknown): FastifyReply {
-  return reply.code(200).header('content-type', 'application/json').send(JSON.stringify(body));
+  return reply.code(200).header('content-type', 'application/json').send(Buffer.from(JSON.stringify(body)));
 }
 
 function writeRawStatus(res: ServerResponse, e: StatusError): void {
