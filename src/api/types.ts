@@ -82,6 +82,9 @@ export interface Strategy<T extends KObject = KObject> {
   /** On an update through the status subresource: by default everything but status is taken from old. */
   prepareForStatusUpdate?(obj: T, old: T): void;
   validateStatusUpdate?(obj: T, old: T): FieldError[];
+  /** For definition.subresources.extra: the object to store, from the request's object and the current one. */
+  prepareForSubresourceUpdate?(subresource: string, obj: T, old: T): T;
+  validateSubresourceUpdate?(subresource: string, obj: T, old: T): FieldError[];
   /** Name validation messages (default: DNS-1123 subdomain). */
   validateName?(name: string, prefix: boolean): string[];
   /** Warnings returned to the client in `Warning` headers. */
@@ -102,6 +105,19 @@ export interface Strategy<T extends KObject = KObject> {
   prepareForFinalize?(obj: T, old: T): T;
 }
 
+/** The requesting user, as authentication established it. */
+export interface RequestUser {
+  name: string;
+  uid?: string;
+  groups: string[];
+  extra?: Record<string, string[]>;
+}
+
+/** A create-only resource computed per request and never stored (access reviews, token reviews). */
+export interface VirtualCreate<T extends KObject = KObject> {
+  create(obj: T, ctx: { user: RequestUser; namespace: string }): Promise<T> | T;
+}
+
 export interface ResourceDefinition<T extends KObject = KObject> {
   group: string;
   version: string;
@@ -118,13 +134,20 @@ export interface ResourceDefinition<T extends KObject = KObject> {
   definitions: Definitions;
   /** Tracks metadata.generation, bumped on changes outside metadata and status. */
   hasGeneration?: boolean;
-  subresources?: { status?: boolean; scale?: ScaleSubresource };
+  /**
+   * status: the status subresource; scale: replicas and selector paths for autoscaling/v1 Scale; extra: more
+   * subresources that, like status, update one part of the object (e.g. a CSR's `approval`), each prepared by
+   * strategy.prepareForSubresourceUpdate.
+   */
+  subresources?: { status?: boolean; scale?: ScaleSubresource; extra?: string[] };
   /** Verbs served; default: all of create, delete, deletecollection, get, list, patch, update, watch. */
   verbs?: string[];
   columns: TableColumn<T>[];
   /** Field selectors beyond metadata.name and metadata.namespace. */
   selectableFields?: Record<string, (obj: T) => string | undefined>;
   strategy: Strategy<T>;
+  /** Set for resources that are computed on create and not stored (verbs must be ["create"]). */
+  virtual?: VirtualCreate<T>;
   /**
    * Another version or group serving the same stored objects (events.k8s.io/v1 Event over core/v1 events): the
    * storage resource and the conversion to and from its stored form.

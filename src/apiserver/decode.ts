@@ -1,6 +1,6 @@
 // Request bodies → objects, with the checks kube-apiserver's decoder makes: media type, syntax, apiVersion and
 // kind for the URL, JSON types against the schema, unknown and duplicate fields per fieldValidation.
-import YAML from 'yaml';
+import { YAML } from '../machinery/yaml.js';
 import type { KObject } from '../api/types.js';
 import { errors, StatusError } from '../machinery/errors.js';
 import { checkAgainstSchema, duplicateFields } from '../machinery/field-validation.js';

@@ -9,7 +9,7 @@ import {
   aggregatedDiscovery,
   discoveryVariant,
 } from './discovery.js';
-import { negotiateOpenapiV2, OPENAPI_V2_PROTOBUF, openapiV2, openapiV2Protobuf, openapiV3GroupVersion, openapiV3Index } from './openapi.js';
+import { negotiateOpenapiV2, OPENAPI_V2_PROTOBUF, openapiV2, openapiV2Protobuf, openapiV3GroupVersion, openapiV3Index, parseOpenapiV3Path } from './openapi.js';
 import type { Registry } from './registry.js';
 
 function send(reply: FastifyReply, body: unknown, contentType = 'application/json'): FastifyReply {
@@ -18,8 +18,27 @@ function send(reply: FastifyReply, body: unknown, contentType = 'application/jso
 
 const notFound = () => new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
 
+/** Caches documents per registry generation: they only change when resources are added. */
+function memo<T>(registry: Registry): (key: string, make: () => T) => T {
+  let gen = -1;
+  const cache = new Map<string, T>();
+  return (key, make) => {
+    if (gen !== registry.generation) {
+      cache.clear();
+      gen = registry.generation;
+    }
+    let v = cache.get(key);
+    if (v === undefined) {
+      v = make();
+      cache.set(key, v);
+    }
+    return v;
+  };
+}
+
 export function registerDiscoveryRoutes(app: FastifyInstance, registry: Registry): void {
   const defs = () => registry.definitions;
+  const cached = memo<unknown>(registry);
   app.get('/api', async (req, reply) => {
     const v = discoveryVariant(req.headers.accept);
     if (v) return send(reply, aggregatedDiscovery(defs(), 'api', v.version), v.contentType);
@@ -46,15 +65,18 @@ export function registerDiscoveryRoutes(app: FastifyInstance, registry: Registry
     // client-go asks for the protobuf form only
     const form = negotiateOpenapiV2(req.headers.accept);
     if (!form) throw new StatusError(406, 'NotAcceptable', 'only application/json and protobuf OpenAPI v2 are served');
-    const doc = openapiV2(defs(), registry.schemas);
-    if (form === 'protobuf') return reply.code(200).header('content-type', OPENAPI_V2_PROTOBUF).send(openapiV2Protobuf(doc));
-    return send(reply, doc);
+    if (form === 'protobuf') {
+      const pb = cached('v2pb', () => openapiV2Protobuf(cached('v2', () => openapiV2(defs(), registry.schemas)) as ReturnType<typeof openapiV2>));
+      return reply.code(200).header('content-type', OPENAPI_V2_PROTOBUF).send(pb);
+    }
+    return send(reply, cached('v2', () => openapiV2(defs(), registry.schemas)));
   });
-  app.get('/openapi/v3', async (_req, reply) => send(reply, openapiV3Index(defs(), registry.schemas)));
+  app.get('/openapi/v3', async (_req, reply) => send(reply, cached('v3', () => openapiV3Index(defs(), registry.schemas))));
   app.get('/openapi/v3/*', async (req, reply) => {
     const gv = req.url.split('?')[0].slice('/openapi/v3/'.length);
-    const doc = openapiV3GroupVersion(defs(), registry.schemas, gv);
-    if (!doc) throw notFound();
+    const p = parseOpenapiV3Path(gv);
+    if (!p || !defs().some((d) => d.group === p.group && d.version === p.version)) throw notFound();
+    const doc = cached(`v3/${p.group}/${p.version}`, () => openapiV3GroupVersion(defs(), registry.schemas, gv));
     return send(reply, doc);
   });
 }

@@ -12,12 +12,18 @@ import { listObjects } from './resource-list.js';
 import { patchObject } from './resource-patch.js';
 import type { ResourceStore } from './resource-store.js';
 import { partialMetadata, toTable } from './table.js';
+import { getScale, updateScale } from './scale.js';
+import { applyJsonPatch } from '../machinery/patch-json.js';
+import { applyMergePatch } from '../machinery/patch-merge.js';
+import { decodeProtobufBody, protobufMediaType } from './protobuf-body.js';
 
 export interface ApiRequest {
   info: RequestInfo;
   query: URLSearchParams;
   headers: Record<string, string | string[] | undefined>;
   body: string | undefined;
+  /** the undecoded bytes, for binary media types (protobuf) */
+  rawBody?: Buffer;
   user: UserInfo;
 }
 
@@ -43,7 +49,11 @@ export function resolveStore(registry: Registry, info: RequestInfo): ResourceSto
   if (info.namespace && !def.namespaced) throw notFoundPath();
   const sub = info.subresource;
   if (sub) {
-    const ok = (sub === 'status' && def.subresources?.status) || (sub === 'finalize' && def.strategy.prepareForFinalize);
+    const ok =
+      (sub === 'status' && def.subresources?.status) ||
+      (sub === 'scale' && def.subresources?.scale) ||
+      def.subresources?.extra?.includes(sub) ||
+      (sub === 'finalize' && def.strategy.prepareForFinalize);
     if (!ok || !info.name || info.rest.length) throw notFoundPath();
     if (!['get', 'update', 'patch'].includes(info.verb)) throw errors.methodNotSupported(rs.gr, info.verb);
     if (sub === 'finalize' && info.verb !== 'update') throw errors.methodNotSupported(rs.gr, info.verb);
@@ -107,10 +117,13 @@ export function watchParams(q: URLSearchParams): WatchParams {
   };
 }
 
-function deleteOptions(req: ApiRequest): DeleteOptions {
+function deleteOptions(rs: ResourceStore, req: ApiRequest): DeleteOptions {
   let opts: DeleteOptions = {};
-  if (req.body && req.body.trim()) {
-    const b = parseBody(header(req, 'content-type'), req.body);
+  const ct = header(req, 'content-type');
+  if (mediaType(ct) === protobufMediaType && req.rawBody?.length) {
+    opts = decodeProtobufBody(rs.deps.schemas, req.rawBody, rs.deps.kindSchema) as DeleteOptions;
+  } else if (req.body && req.body.trim()) {
+    const b = parseBody(ct, req.body);
     if (b !== null && !isPlainObject(b)) throw errors.badRequest('DeleteOptions must be an object');
     opts = (b ?? {}) as DeleteOptions;
   }
@@ -172,6 +185,18 @@ export async function handleResource(registry: Registry, req: ApiRequest): Promi
     output,
     warnings: ctx.warnings,
   });
+  if (info.subresource === 'scale') return handleScale(rs, req, ctx, output);
+  if (rs.def.virtual) {
+    if (info.verb !== 'create') throw errors.methodNotSupported(rs.gr, info.verb);
+    const obj = checkTypeMeta(rs, parseRequestBody(rs, req));
+    schemaCheck(rs, ctx, obj, {});
+    obj.apiVersion = rs.apiVersion;
+    obj.kind = rs.def.kind;
+    rs.def.strategy.defaults?.(obj);
+    const errs = rs.def.strategy.validate?.(obj) ?? [];
+    if (errs.length) throw rs.invalid(obj.metadata.name ?? '', errs);
+    return done(201, await rs.def.virtual.create(obj, { user: req.user, namespace: ns }));
+  }
   switch (info.verb) {
     case 'get':
       return done(200, await rs.get(ns, info.name));
@@ -179,7 +204,7 @@ export async function handleResource(registry: Registry, req: ApiRequest): Promi
       return done(200, listObject(rs, await listObjects(rs, ns, listParams(q))), true);
     case 'create': {
       const raw = req.body ?? '';
-      const obj = checkTypeMeta(rs, parseBody(header(req, 'content-type'), raw));
+      const obj = checkTypeMeta(rs, parseRequestBody(rs, req));
       schemaCheck(rs, ctx, obj, { raw: isJson(req) ? raw : undefined });
       if (info.name) throw errors.methodNotSupported(rs.gr, 'create');
       if (obj.metadata.namespace && rs.def.namespaced && obj.metadata.namespace !== ns) {
@@ -189,7 +214,7 @@ export async function handleResource(registry: Registry, req: ApiRequest): Promi
     }
     case 'update': {
       const raw = req.body ?? '';
-      const obj = checkTypeMeta(rs, parseBody(header(req, 'content-type'), raw));
+      const obj = checkTypeMeta(rs, parseRequestBody(rs, req));
       schemaCheck(rs, ctx, obj, { raw: isJson(req) ? raw : undefined });
       if (obj.metadata.namespace && rs.def.namespaced && obj.metadata.namespace !== ns) {
         throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
@@ -219,7 +244,7 @@ export async function handleResource(registry: Registry, req: ApiRequest): Promi
       return done(res.created ? 201 : 200, res.object);
     }
     case 'delete': {
-      const res = await rs.delete(ctx, ns, info.name, deleteOptions(req));
+      const res = await rs.delete(ctx, ns, info.name, deleteOptions(rs, req));
       if (!res.deleted) return done(202, res.object);
       if (rs.def.strategy.returnDeletedObject) return done(200, res.object);
       const details: Record<string, unknown> = { name: info.name, kind: rs.def.plural, uid: res.object.metadata.uid };
@@ -227,7 +252,7 @@ export async function handleResource(registry: Registry, req: ApiRequest): Promi
       return { code: 200, body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details }, output: { kind: output.kind === 'yaml' ? 'yaml' : 'json' }, warnings: ctx.warnings };
     }
     case 'deletecollection': {
-      const opts = deleteOptions(req);
+      const opts = deleteOptions(rs, req);
       const listed = await listObjects(rs, ns, { ...listParams(q), limit: undefined, continue: undefined });
       const deleted: KObject[] = [];
       for (const item of listed.items) {
@@ -243,6 +268,39 @@ export async function handleResource(registry: Registry, req: ApiRequest): Promi
     default:
       throw errors.methodNotSupported(rs.gr, info.verb);
   }
+}
+
+/** JSON, YAML or Kubernetes protobuf, by Content-Type. */
+export function parseRequestBody(rs: ResourceStore, req: ApiRequest): unknown {
+  const ct = header(req, 'content-type');
+  if (mediaType(ct) === protobufMediaType) return decodeProtobufBody(rs.deps.schemas, req.rawBody ?? Buffer.alloc(0), rs.deps.kindSchema);
+  return parseBody(ct, req.body ?? '');
+}
+
+async function handleScale(rs: ResourceStore, req: ApiRequest, ctx: RequestContext, output: Output): Promise<ApiResponse> {
+  const { info } = req;
+  const ns = info.namespace;
+  const done = (code: number, body: unknown): ApiResponse => ({ code, body, output: output.kind === 'yaml' ? output : { kind: 'json' }, warnings: ctx.warnings });
+  if (info.verb === 'get') return done(200, await getScale(rs, ns, info.name));
+  if (info.verb === 'update') {
+    const body = parseRequestBody(rs, req);
+    if (!isPlainObject(body)) throw errors.badRequest('the body of a Scale update must be an object');
+    return done(200, await updateScale(rs, ctx, ns, info.name, () => body as KObject));
+  }
+  const type = patchContentTypes[mediaType(header(req, 'content-type'))];
+  if (!type || type === 'apply') {
+    throw new StatusError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json');
+  }
+  let patch: unknown;
+  try {
+    patch = JSON.parse(req.body ?? '');
+  } catch (e) {
+    throw errors.badRequest(`error decoding patch: ${(e as Error).message}`);
+  }
+  return done(
+    200,
+    await updateScale(rs, ctx, ns, info.name, (cur) => (type === 'json' ? applyJsonPatch(cur, patch) : applyMergePatch(cur, patch)) as KObject),
+  );
 }
 
 function isJson(req: ApiRequest): boolean {

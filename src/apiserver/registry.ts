@@ -11,6 +11,8 @@ export class Registry {
   private readonly stores = new Map<string, ResourceStore>();
   private readonly byKind = new Map<string, ResourceStore>();
   readonly definitions: ResourceDefinition[] = [];
+  /** bumped whenever the set of resources changes, so generated documents can be cached */
+  generation = 0;
 
   constructor(
     readonly store: Store,
@@ -25,10 +27,16 @@ export class Registry {
     const k = `${def.group}/${def.version}/${def.plural}`;
     if (this.stores.has(k)) throw new Error(`resource ${k} is defined twice`);
     this.schemas.add(def.definitions);
-    const rs = new ResourceStore(def, { store: this.store, schemas: this.schemas, admission: this.admission });
+    const rs = new ResourceStore(def, {
+      store: this.store,
+      schemas: this.schemas,
+      admission: this.admission,
+      kindSchema: (apiVersion, kind) => this.forKind(apiVersion, kind)?.def.schemaRef,
+    });
     this.stores.set(k, rs);
     this.byKind.set(`${def.group}/${def.version}/${def.kind}`, rs);
     this.definitions.push(def);
+    this.generation++;
     return rs;
   }
 

@@ -1,5 +1,5 @@
 // PATCH: the four patch types applied to the current object inside the store's read-modify-write loop.
-import YAML from 'yaml';
+import { YAML } from '../machinery/yaml.js';
 import type { KObject } from '../api/types.js';
 import { errors, StatusError } from '../machinery/errors.js';
 import { applyJsonPatch } from '../machinery/patch-json.js';

@@ -15,6 +15,8 @@ export interface StoreDeps {
   store: Store;
   schemas: SchemaSet;
   admission: Admission;
+  /** schema definition name of a served apiVersion/kind (for decoding typed bodies) */
+  kindSchema: (apiVersion: string, kind: string) => string | undefined;
 }
 
 export interface DeleteResult {
@@ -205,6 +207,13 @@ export class ResourceStore {
       if (st.prepareForStatusUpdate) st.prepareForStatusUpdate(next, current);
       next.metadata.resourceVersion = meta.resourceVersion;
       errs = [...validateMetaUpdate(next, current, this.def), ...(st.validateStatusUpdate?.(next, current) ?? [])];
+      if (errs.length) throw this.invalid(name, errs);
+      return next;
+    }
+    if (subresource && this.def.subresources?.extra?.includes(subresource) && st.prepareForSubresourceUpdate) {
+      const next = st.prepareForSubresourceUpdate(subresource, obj, clone(current));
+      next.metadata.resourceVersion = meta.resourceVersion;
+      errs = [...validateMetaUpdate(next, current, this.def), ...(st.validateSubresourceUpdate?.(subresource, next, current) ?? [])];
       if (errs.length) throw this.invalid(name, errs);
       return next;
     }

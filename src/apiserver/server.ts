@@ -1,9 +1,10 @@
 // The HTTPS front: fastify with client-certificate authentication, Status errors, and the routes kube-apiserver
 // serves (health, version, discovery, OpenAPI, resources, watch).
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
 import type { TLSSocket } from 'node:tls';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import YAML from 'yaml';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import { YAML } from '../machinery/yaml.js';
 import { errors, StatusError } from '../machinery/errors.js';
 import { authenticatedPeer } from '../pki/client-auth.js';
 import type { UserInfo } from './context.js';
@@ -54,17 +55,33 @@ function toStatusError(e: unknown): StatusError {
   return errors.internal(fe?.message ?? String(e));
 }
 
+/**
+ * Fastify's default schema compilers (ajv, fast-json-stringify: ~70 ms of module loading), built only when a
+ * route with a schema needs them; k1s routes have none, so start-up never loads them.
+ */
+function lazySchemaCompilers(): SchemaCompilers {
+  const fastifyRequire = createRequire(createRequire(import.meta.url).resolve('fastify'));
+  let validator: ((...a: unknown[]) => unknown) | undefined;
+  let serializer: ((...a: unknown[]) => unknown) | undefined;
+  return {
+    buildValidator: (...a: unknown[]) => (validator ??= fastifyRequire('@fastify/ajv-compiler')())(...a),
+    buildSerializer: (...a: unknown[]) => (serializer ??= fastifyRequire('@fastify/fast-json-stringify-compiler')())(...a),
+  } as SchemaCompilers;
+}
+type SchemaCompilers = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
+
 export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
     https: { key: opts.tls.key, cert: opts.tls.cert, ca: opts.tls.ca, requestCert: true, rejectUnauthorized: false },
     bodyLimit: maxBodyBytes,
     logger: false,
+    schemaController: { compilersFactory: lazySchemaCompilers() },
     return503OnClosing: false,
     forceCloseConnections: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
   });
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: maxBodyBytes }, (_req, body, done) => done(null, body));
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBodyBytes }, (_req, body, done) => done(null, body));
 
   app.setErrorHandler((err, _req, reply) => {
     const se = toStatusError(err);
@@ -97,7 +114,8 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
       info,
       query,
       headers: req.headers,
-      body: typeof req.body === 'string' ? req.body : undefined,
+      body: Buffer.isBuffer(req.body) && !isBinary(req.headers['content-type']) ? req.body.toString('utf8') : undefined,
+      rawBody: Buffer.isBuffer(req.body) ? req.body : undefined,
       user: req.k1sUser!,
     };
     if (info.verb === 'watch') {
@@ -120,6 +138,10 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
     app.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], url: prefix, handler: resource });
   }
   return app;
+}
+
+function isBinary(contentType: string | undefined): boolean {
+  return (contentType ?? '').toLowerCase().startsWith('application/vnd.kubernetes.protobuf');
 }
 
 function json(reply: FastifyReply, body: unknown): FastifyReply {

@@ -1,6 +1,6 @@
 // The in-process client: requests go through the same handlers (decode, admission, validation, storage) as
 // HTTPS requests, only without the socket.
-import YAML from 'yaml';
+import { YAML } from '../machinery/yaml.js';
 import type { KObject } from '../api/types.js';
 import type { DeleteOptions, ListParams, PatchType, UserInfo, WatchParams } from '../apiserver/context.js';
 import { handleResource, resolveStore, type ApiRequest } from '../apiserver/handlers.js';

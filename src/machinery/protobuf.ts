@@ -197,7 +197,8 @@ class Decoder {
           if (k.wire !== WIRE_LEN) throw protoError(`${where}: map key has wire type ${k.wire}`);
           key = utf8String(er.bytes());
         } else if (k.tag === 2) {
-          value = kind.value.k === 'array' ? this.wrappedList(er, k.wire, kind.value.item, where, depth) : this.value(er, k.wire, kind.value, where, depth);
+          const v = kind.value;
+          value = v.k === 'array' ? this.wrappedList(er, k.wire, v.item, where, depth) : this.value(er, k.wire, v, where, depth);
         } else er.skip(k.wire);
       }
       m[key] = value === undefined ? this.zero(kind.value) : value;

@@ -1,6 +1,6 @@
 // Admin kubeconfig generation, in the shape kubeadm and k3s write it.
 import { open } from 'node:fs/promises';
-import { parse, stringify } from 'yaml';
+import { YAML } from '../machinery/yaml.js';
 import { KEY_MODE, ensureParentDir } from './fsutil.js';
 
 export interface KubeconfigOptions {
@@ -18,7 +18,7 @@ const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
 /** A self-contained kubeconfig (credentials embedded as *-data fields). */
 export function kubeconfigYaml(opts: KubeconfigOptions): string {
   const name = opts.name ?? 'k1s';
-  return stringify({
+  const doc = {
     apiVersion: 'v1',
     kind: 'Config',
     clusters: [{ name, cluster: { server: opts.server, 'certificate-authority-data': b64(opts.caPem) } }],
@@ -34,7 +34,46 @@ export function kubeconfigYaml(opts: KubeconfigOptions): string {
     contexts: [{ name, context: { cluster: name, user: name } }],
     'current-context': name,
     preferences: {},
-  });
+  };
+  return plainKubeconfig(doc, name) ?? YAML.stringify(doc);
+}
+
+// A scalar the yaml package writes unquoted: starts with a letter, no spaces, quotes, '#', flow indicators,
+// no ': ' nor a trailing ':', and not a core-schema boolean or null.
+const plainSafe = /^[A-Za-z][A-Za-z0-9+/=._:@-]*$/;
+const isPlain = (v: string) => plainSafe.test(v) && !v.endsWith(':') && !/^(true|false|null)$/i.test(v);
+
+/**
+ * The text `YAML.stringify(doc)` gives for the usual case (all values plain scalars), written without
+ * loading the yaml package at start-up; null when a value would need quoting, so the caller falls back.
+ */
+function plainKubeconfig(doc: { clusters: { cluster: Record<string, string> }[]; users: { user: Record<string, string> }[] }, name: string): string | null {
+  const { cluster } = doc.clusters[0];
+  const { user } = doc.users[0];
+  const values = [name, ...Object.values(cluster), ...Object.values(user)];
+  if (!values.every(isPlain)) return null;
+  return [
+    'apiVersion: v1',
+    'kind: Config',
+    'clusters:',
+    `  - name: ${name}`,
+    '    cluster:',
+    `      server: ${cluster.server}`,
+    `      certificate-authority-data: ${cluster['certificate-authority-data']}`,
+    'users:',
+    `  - name: ${name}`,
+    '    user:',
+    `      client-certificate-data: ${user['client-certificate-data']}`,
+    `      client-key-data: ${user['client-key-data']}`,
+    'contexts:',
+    `  - name: ${name}`,
+    '    context:',
+    `      cluster: ${name}`,
+    `      user: ${name}`,
+    `current-context: ${name}`,
+    'preferences: {}',
+    '',
+  ].join('\n');
 }
 
 /**
@@ -63,8 +102,8 @@ type Config = Record<string, unknown>;
  * file (preferences, extensions) are preserved.
  */
 export function mergeKubeconfig(existingYaml: string, newYaml: string): string {
-  const existing = (parse(existingYaml) ?? {}) as Config;
-  const incoming = (parse(newYaml) ?? {}) as Config;
+  const existing = (YAML.parse(existingYaml) ?? {}) as Config;
+  const incoming = (YAML.parse(newYaml) ?? {}) as Config;
   const merged: Config = { apiVersion: 'v1', kind: 'Config', ...existing };
   for (const key of ['clusters', 'users', 'contexts']) {
     const list = Array.isArray(existing[key]) ? [...(existing[key] as Named[])] : [];
@@ -76,5 +115,5 @@ export function mergeKubeconfig(existingYaml: string, newYaml: string): string {
     merged[key] = list;
   }
   if (incoming['current-context'] !== undefined) merged['current-context'] = incoming['current-context'];
-  return stringify(merged);
+  return YAML.stringify(merged);
 }

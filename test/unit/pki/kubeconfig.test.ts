@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { kubeconfigYaml, mergeKubeconfig, writeKubeconfig } from '../../../src/pki/kubeconfig.js';
 import { defaultServingNames, ensurePki } from '../../../src/pki/pki.js';
 import { KUBECTL, run, withTempDir } from './helpers.js';
@@ -20,6 +20,33 @@ describe('kubeconfig', () => {
     assert.deepEqual(cfg.users, [{ name: 'k1s', user: { 'client-certificate-data': b64('CERT'), 'client-key-data': b64('KEY') } }]);
     assert.deepEqual(cfg.contexts, [{ name: 'k1s', context: { cluster: 'k1s', user: 'k1s' } }]);
     assert.equal(parse(kubeconfigYaml({ ...fake, name: 'other' }))['current-context'], 'other');
+  });
+
+  it('writes exactly what the yaml package would, with or without the fast path', () => {
+    const doc = (o: typeof fake & { name?: string }) => {
+      const name = o.name ?? 'k1s';
+      return {
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [{ name, cluster: { server: o.server, 'certificate-authority-data': b64(o.caPem) } }],
+        users: [{ name, user: { 'client-certificate-data': b64(o.clientCertPem), 'client-key-data': b64(o.clientKeyPem) } }],
+        contexts: [{ name, context: { cluster: name, user: name } }],
+        'current-context': name,
+        preferences: {},
+      };
+    };
+    const longPem = `-----BEGIN CERTIFICATE-----\n${'MIIBkTCB+wIJAK/x'.repeat(60)}\n-----END CERTIFICATE-----\n`;
+    const cases: (typeof fake & { name?: string })[] = [
+      fake,
+      { ...fake, caPem: longPem, clientCertPem: longPem, clientKeyPem: longPem + '?>' },
+      { ...fake, server: 'https://[::1]:6443' },
+      { ...fake, server: 'https://my-host.example.com:443/prefix' },
+      { ...fake, name: 'other' },
+      ...['true', 'Null', 'yes', 'on', '0x1f', '123', '1e3', '.inf', 'a: b', 'a:', '- x', '#x', 'x #y', "it's", '"q"', '*a', '&a', '!t', '%x', '@x', '`x', '', ' x', 'x ', '{a}', '[a]', 'a,b', 'k1s@prod', 'ctx/name', 'ü'].map(
+        (name) => ({ ...fake, name }),
+      ),
+    ];
+    for (const c of cases) assert.equal(kubeconfigYaml(c), stringify(doc(c)), JSON.stringify(c.name ?? c.server));
   });
 
   it('writes mode 0600, creating parent dirs and tightening an existing file', async () => {
