@@ -1,5 +1,6 @@
 // core/v1 ServiceAccount: pkg/registry/core/serviceaccount/strategy.go (secret references trimmed to names,
 // warning for the deprecated enforce-mountable-secrets annotation); ValidateServiceAccount checks metadata only.
+import { tokenRequestAction } from './authn-tokenrequest.js';
 import { s, type Definitions } from '../machinery/schema.js';
 import { CORE, type LocalObjectReference, type ObjectReference } from './core-common.js';
 import { ageColumn, nameColumn } from './format.js';
@@ -62,6 +63,7 @@ export const serviceAccountResource = defineResource<ServiceAccount>({
   namespaced: true,
   schemaRef: `${CORE}ServiceAccount`,
   definitions: serviceAccountDefinitions,
+  subresources: { actions: [tokenRequestAction] },
   columns: [
     nameColumn(),
     {

@@ -1,5 +1,6 @@
 // Every built-in resource k1s serves, in discovery order, and the shared schema definitions.
 import type { Definitions } from '../machinery/schema.js';
+import { tokenRequestDefinitions } from './authn-tokenrequest.js';
 import { coordinationDefinitions, leaseResource } from './coordination.js';
 import { coreDefinitions, coreResources } from './core.js';
 import { podResource } from './core-pod.js';
@@ -13,5 +14,5 @@ export function builtinResources(): ResourceDefinition[] {
 }
 
 export function baseDefinitions(): Definitions[] {
-  return [metaDefinitions, coreDefinitions, coordinationDefinitions, eventsV1Definitions];
+  return [metaDefinitions, coreDefinitions, coordinationDefinitions, eventsV1Definitions, tokenRequestDefinitions];
 }

@@ -64,6 +64,16 @@ export interface ScaleSubresource {
   labelSelectorPath?: string;
 }
 
+/**
+ * A subresource that is a request of its own kind rather than a view of the object (pods/binding,
+ * pods/eviction, serviceaccounts/token). The API server registers its implementation by name.
+ */
+export interface ActionSubresource {
+  name: string;
+  verbs: string[];
+  kind: { group: string; version: string; kind: string };
+}
+
 export interface DeleteContext {
   gracePeriodSeconds?: number;
 }
@@ -139,7 +149,7 @@ export interface ResourceDefinition<T extends KObject = KObject> {
    * subresources that, like status, update one part of the object (e.g. a CSR's `approval`), each prepared by
    * strategy.prepareForSubresourceUpdate.
    */
-  subresources?: { status?: boolean; scale?: ScaleSubresource; extra?: string[] };
+  subresources?: { status?: boolean; scale?: ScaleSubresource; extra?: string[]; actions?: ActionSubresource[] };
   /** Verbs served; default: all of create, delete, deletecollection, get, list, patch, update, watch. */
   verbs?: string[];
   columns: TableColumn<T>[];

@@ -107,6 +107,12 @@ export function apiResourceList(resources: readonly ResourceDefinition[], group:
     if (r.subresources?.scale)
       out.push({ name: `${r.plural}/scale`, singularName: '', namespaced: r.namespaced, group: SCALE_GVK.group, version: SCALE_GVK.version, kind: SCALE_GVK.kind, verbs: SUBRESOURCE_VERBS });
     if (r.subresources?.status) out.push({ name: `${r.plural}/status`, singularName: '', namespaced: r.namespaced, kind: r.kind, verbs: SUBRESOURCE_VERBS });
+    for (const x of r.subresources?.extra ?? []) out.push({ name: `${r.plural}/${x}`, singularName: '', namespaced: r.namespaced, kind: r.kind, verbs: SUBRESOURCE_VERBS });
+    for (const a of r.subresources?.actions ?? []) {
+      const e: Record<string, unknown> = { name: `${r.plural}/${a.name}`, singularName: '', namespaced: r.namespaced, kind: a.kind.kind, verbs: [...a.verbs] };
+      if (a.kind.group !== r.group || a.kind.version !== r.version) Object.assign(e, { group: a.kind.group, version: a.kind.version });
+      out.push(e);
+    }
   }
   out.sort(byName((x) => x.name as string));
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group ? `${group}/${version}` : version, resources: out };
@@ -157,6 +163,9 @@ function resourceDiscovery(r: ResourceDefinition) {
   const subs: Record<string, unknown>[] = [];
   if (r.subresources?.scale) subs.push({ subresource: 'scale', responseKind: { ...SCALE_GVK }, verbs: SUBRESOURCE_VERBS });
   if (r.subresources?.status) subs.push({ subresource: 'status', responseKind: { group: r.group, kind: r.kind, version: r.version }, verbs: SUBRESOURCE_VERBS });
+  for (const x of r.subresources?.extra ?? []) subs.push({ subresource: x, responseKind: { group: r.group, kind: r.kind, version: r.version }, verbs: SUBRESOURCE_VERBS });
+  for (const a of r.subresources?.actions ?? []) subs.push({ subresource: a.name, responseKind: { ...a.kind }, verbs: [...a.verbs] });
+  subs.sort(byName((x) => x.subresource as string));
   if (subs.length) out.subresources = subs;
   return out;
 }

@@ -53,8 +53,14 @@ export function resolveStore(registry: Registry, info: RequestInfo): ResourceSto
       (sub === 'status' && def.subresources?.status) ||
       (sub === 'scale' && def.subresources?.scale) ||
       def.subresources?.extra?.includes(sub) ||
+      isAction(registry, rs, sub) ||
       (sub === 'finalize' && def.strategy.prepareForFinalize);
     if (!ok || !info.name || info.rest.length) throw notFoundPath();
+    const action = def.subresources?.actions?.find((a) => a.name === sub);
+    if (action) {
+      if (!action.verbs.includes(info.verb)) throw errors.methodNotSupported(rs.gr, info.verb);
+      return rs;
+    }
     if (!['get', 'update', 'patch'].includes(info.verb)) throw errors.methodNotSupported(rs.gr, info.verb);
     if (sub === 'finalize' && info.verb !== 'update') throw errors.methodNotSupported(rs.gr, info.verb);
     return rs;
@@ -64,6 +70,10 @@ export function resolveStore(registry: Registry, info: RequestInfo): ResourceSto
   const verbs = def.verbs ?? allVerbs;
   if (!verbs.includes(info.verb)) throw errors.methodNotSupported(rs.gr, info.verb);
   return rs;
+}
+
+function isAction(registry: Registry, rs: ResourceStore, sub: string): boolean {
+  return !!rs.def.subresources?.actions?.some((a) => a.name === sub) && !!registry.action(rs.def.group, rs.def.plural, sub);
 }
 
 function header(req: ApiRequest, name: string): string | undefined {
@@ -186,6 +196,13 @@ export async function handleResource(registry: Registry, req: ApiRequest): Promi
     warnings: ctx.warnings,
   });
   if (info.subresource === 'scale') return handleScale(rs, req, ctx, output);
+  const action = info.subresource ? registry.action(rs.def.group, rs.def.plural, info.subresource) : undefined;
+  if (action) {
+    const body = parseRequestBody(rs, req);
+    if (!isPlainObject(body)) throw errors.badRequest(`the body of a ${info.subresource} request must be an object`);
+    const res = await action({ ctx, store: rs, registry, namespace: ns, name: info.name, body: body as KObject });
+    return { code: res.code, body: res.object, output: output.kind === 'yaml' ? output : { kind: 'json' }, warnings: ctx.warnings };
+  }
   if (rs.def.virtual) {
     if (info.verb !== 'create') throw errors.methodNotSupported(rs.gr, info.verb);
     const obj = checkTypeMeta(rs, parseRequestBody(rs, req));

@@ -9,6 +9,9 @@ export const protobufMediaType = PROTOBUF_MEDIA_TYPE;
 const bodyKinds: Record<string, string> = {
   DeleteOptions: 'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions',
   Scale: 'io.k8s.api.autoscaling.v1.Scale',
+  TokenRequest: 'io.k8s.api.authentication.v1.TokenRequest',
+  Binding: 'io.k8s.api.core.v1.Binding',
+  Eviction: 'io.k8s.api.policy.v1.Eviction',
 };
 
 export function decodeProtobufBody(

@@ -3,6 +3,7 @@ import type { ResourceDefinition } from '../api/types.js';
 import { SchemaSet, type Definitions } from '../machinery/schema.js';
 import type { Store } from '../storage/types.js';
 import { Admission } from './admission.js';
+import { actionKey, type ActionHandler } from './actions.js';
 import { ResourceStore } from './resource-store.js';
 
 export class Registry {
@@ -11,6 +12,7 @@ export class Registry {
   private readonly stores = new Map<string, ResourceStore>();
   private readonly byKind = new Map<string, ResourceStore>();
   readonly definitions: ResourceDefinition[] = [];
+  private readonly actions = new Map<string, ActionHandler>();
   /** bumped whenever the set of resources changes, so generated documents can be cached */
   generation = 0;
 
@@ -38,6 +40,15 @@ export class Registry {
     this.definitions.push(def);
     this.generation++;
     return rs;
+  }
+
+  /** Implements an action subresource declared by a definition (subresources.actions). */
+  handleAction(group: string, plural: string, name: string, handler: ActionHandler): void {
+    this.actions.set(actionKey(group, plural, name), handler);
+  }
+
+  action(group: string, plural: string, name: string): ActionHandler | undefined {
+    return this.actions.get(actionKey(group, plural, name));
   }
 
   lookup(group: string, version: string, plural: string): ResourceStore | undefined {

@@ -15,6 +15,8 @@ import { kubeconfigYaml, writeKubeconfig } from '../pki/kubeconfig.js';
 import { Compactor } from '../storage/compactor.js';
 import { SqliteStore } from '../storage/sqlite.js';
 import { bootstrapNamespaces } from './bootstrap.js';
+import { ServiceAccountTokens } from '../pki/service-account-tokens.js';
+import { serviceAccountAuthenticator, tokenRequestHandler } from '../apiserver/serviceaccount-token.js';
 import { versionInfo } from './version.js';
 
 export interface ClusterOptions {
@@ -64,6 +66,9 @@ export class Cluster {
 
     const registry = new Registry(store, builtinResources(), baseDefinitions());
     registry.admission.add(namespaceLifecycle(() => registry.mustLookup('', 'v1', 'namespaces')));
+    const tokens = await ServiceAccountTokens.load(pki.serviceAccount.keyPem, pki.serviceAccount.publicKeyPem);
+    registry.handleAction('', 'serviceaccounts', 'token', tokenRequestHandler(tokens));
+    const authenticateToken = serviceAccountAuthenticator(tokens, registry);
     const health = new HealthChecks();
     let bootstrapped = false;
     health.addLive('ping', () => {});
@@ -78,6 +83,7 @@ export class Cluster {
       registry,
       tls: { key: pki.server.keyPem, cert: pki.server.certPem, ca: pki.ca.certPem },
       health,
+      authenticateToken: (t) => authenticateToken(t),
       version: versionInfo(),
       watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs },
     });

@@ -100,6 +100,20 @@ for (const version of kubectlVersions) {
       assert.match(dup.stderr, /configmaps "lit" already exists/);
     });
 
+    it('issues service-account tokens that authenticate', async () => {
+      await k.ok(['create', 'serviceaccount', 'robot', '-n', ns]);
+      const token = (await k.ok(['create', 'token', 'robot', '-n', ns])).trim();
+      assert.match(token, /^eyJ/);
+      const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
+      assert.equal(claims.sub, `system:serviceaccount:${ns}:robot`);
+      const asRobot = await k.run(['--kubeconfig=/dev/null', `--server=${server.url}`, '--insecure-skip-tls-verify', `--token=${token}`, 'get', 'ns', ns, '-o', 'name']);
+      assert.equal(asRobot.stdout, `namespace/${ns}\n`, asRobot.stderr);
+      const short = await k.run(['create', 'token', 'robot', '-n', ns, '--duration=1m']);
+      assert.match(short.stderr, /spec\.expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes/);
+      const bad = await k.run(['--kubeconfig=/dev/null', `--server=${server.url}`, '--insecure-skip-tls-verify', '--token=nope', 'get', 'ns']);
+      assert.match(bad.stderr, /Unauthorized/);
+    });
+
     it('gets in every output format', async () => {
       const def = await k.ok(['get', 'cm', 'app-config', '-n', ns]);
       assert.match(def, /^NAME\s+DATA\s+AGE\napp-config\s+1\s+\d+s\n$/);
