@@ -145,7 +145,7 @@ function defaultResourceFieldRef(ref: unknown): void {
   if (isObj(ref) && (ref.divisor === undefined || ref.divisor === null)) ref.divisor = '0';
 }
 
-function defaultContainer(c: Container, hostNetwork: boolean): void {
+export function defaultContainer(c: Container, hostNetwork: boolean): void {
   if (!isObj(c)) return;
   setIfUnset(c, 'imagePullPolicy', defaultPullPolicy(c.image));
   setIfUnset(c, 'terminationMessagePath', '/dev/termination-log');
@@ -191,7 +191,7 @@ export function volumeSourceNames(v: Volume): string[] {
   return volumeSourceKeys.filter((k) => v[k] !== undefined && v[k] !== null);
 }
 
-function defaultVolume(v: Volume): void {
+export function defaultVolume(v: Volume): void {
   if (!isObj(v)) return;
   if (volumeSourceNames(v).length === 0) v.emptyDir = {};
   const src = (k: string): Obj | undefined => (isObj(v[k]) ? (v[k] as Obj) : undefined);

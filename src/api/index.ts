@@ -1,6 +1,8 @@
 // Every built-in resource k1s serves, in discovery order, and the shared schema definitions.
 import type { Definitions } from '../machinery/schema.js';
+import { appsDefinitions, appsResources } from './apps.js';
 import { tokenRequestDefinitions } from './authn-tokenrequest.js';
+import { coreWorkloadDefinitions, coreWorkloadResources } from './core-workloads.js';
 import { coordinationDefinitions, leaseResource } from './coordination.js';
 import { coreDefinitions, coreResources } from './core.js';
 import { podResource } from './core-pod.js';
@@ -10,9 +12,9 @@ import type { ResourceDefinition } from './types.js';
 
 /** A fresh list per cluster: definitions are data, but the list belongs to whoever builds a registry. */
 export function builtinResources(): ResourceDefinition[] {
-  return [...coreResources, podResource, eventsV1Resource, leaseResource];
+  return [...coreResources, podResource, ...coreWorkloadResources, eventsV1Resource, leaseResource, ...appsResources];
 }
 
 export function baseDefinitions(): Definitions[] {
-  return [metaDefinitions, coreDefinitions, coordinationDefinitions, eventsV1Definitions, tokenRequestDefinitions];
+  return [metaDefinitions, coreDefinitions, coordinationDefinitions, eventsV1Definitions, tokenRequestDefinitions, coreWorkloadDefinitions, appsDefinitions];
 }

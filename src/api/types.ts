@@ -99,6 +99,8 @@ export interface Strategy<T extends KObject = KObject> {
   validateName?(name: string, prefix: boolean): string[];
   /** Warnings returned to the client in `Warning` headers. */
   warnings?(obj: T, old?: T): string[];
+  /** Whether an update moves metadata.generation (default: anything outside metadata and status changed). */
+  generationChanged?(obj: T, old: T): boolean;
   /** Grace period for a graceful delete (undefined: delete immediately). */
   gracePeriodSeconds?(obj: T, ctx: DeleteContext): number | undefined;
   /** Default propagation for delete when the client does not say (Kubernetes: background, orphan for a few legacy kinds). */

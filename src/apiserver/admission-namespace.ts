@@ -1,11 +1,13 @@
 // NamespaceLifecycle: no new objects in missing or terminating namespaces; the system namespaces cannot be deleted.
-import { errors, StatusError } from '../machinery/errors.js';
+import { errors } from '../machinery/errors.js';
 import type { AdmissionPlugin } from './admission.js';
+import { NamespaceStates } from './namespace-states.js';
 import type { ResourceStore } from './resource-store.js';
 
 const immortal = new Set(['default', 'kube-system', 'kube-public']);
 
 export function namespaceLifecycle(namespaces: () => ResourceStore): AdmissionPlugin {
+  const states = new NamespaceStates(namespaces);
   return {
     name: 'NamespaceLifecycle',
     async admit({ store, operation, object, namespace }) {
@@ -16,14 +18,9 @@ export function namespaceLifecycle(namespaces: () => ResourceStore): AdmissionPl
         return;
       }
       if (!store.def.namespaced || operation !== 'CREATE') return;
-      let ns;
-      try {
-        ns = await namespaces().get('', namespace);
-      } catch (e) {
-        if (e instanceof StatusError && e.code === 404) throw errors.notFound({ group: '', resource: 'namespaces' }, namespace);
-        throw e;
-      }
-      if (ns.metadata.deletionTimestamp) {
+      const terminating = await states.terminating(namespace);
+      if (terminating === undefined) throw errors.notFound({ group: '', resource: 'namespaces' }, namespace);
+      if (terminating) {
         const name = object.metadata.name ?? object.metadata.generateName ?? '';
         throw errors.forbidden(
           store.gr,

@@ -9,7 +9,6 @@ import {
   aggregatedDiscovery,
   discoveryVariant,
 } from './discovery.js';
-import { negotiateOpenapiV2, OPENAPI_V2_PROTOBUF, openapiV2, openapiV2Protobuf, openapiV3GroupVersion, openapiV3Index, parseOpenapiV3Path } from './openapi.js';
 import type { Registry } from './registry.js';
 
 function send(reply: FastifyReply, body: unknown, contentType = 'application/json'): FastifyReply {
@@ -61,7 +60,10 @@ export function registerDiscoveryRoutes(app: FastifyInstance, registry: Registry
     if (!defs().some((d) => d.group === group && d.version === version)) throw notFound();
     return send(reply, apiResourceList(defs(), group, version));
   });
+  // The OpenAPI generators load on the first OpenAPI request, not at start-up.
+  const openapi = () => import('./openapi.js');
   app.get('/openapi/v2', async (req, reply) => {
+    const { negotiateOpenapiV2, OPENAPI_V2_PROTOBUF, openapiV2, openapiV2Protobuf } = await openapi();
     // client-go asks for the protobuf form only
     const form = negotiateOpenapiV2(req.headers.accept);
     if (!form) throw new StatusError(406, 'NotAcceptable', 'only application/json and protobuf OpenAPI v2 are served');
@@ -71,8 +73,12 @@ export function registerDiscoveryRoutes(app: FastifyInstance, registry: Registry
     }
     return send(reply, cached('v2', () => openapiV2(defs(), registry.schemas)));
   });
-  app.get('/openapi/v3', async (_req, reply) => send(reply, cached('v3', () => openapiV3Index(defs(), registry.schemas))));
+  app.get('/openapi/v3', async (_req, reply) => {
+    const { openapiV3Index } = await openapi();
+    return send(reply, cached('v3', () => openapiV3Index(defs(), registry.schemas)));
+  });
   app.get('/openapi/v3/*', async (req, reply) => {
+    const { openapiV3GroupVersion, parseOpenapiV3Path } = await openapi();
     const gv = req.url.split('?')[0].slice('/openapi/v3/'.length);
     const p = parseOpenapiV3Path(gv);
     if (!p || !defs().some((d) => d.group === p.group && d.version === p.version)) throw notFound();

@@ -1,6 +1,6 @@
 // Keeps metadata.managedFields up to date on every non-apply write (apply computes its own).
 import type { KObject } from '../api/types.js';
-import { updateManagedFields } from '../machinery/managed-fields.js';
+import { managedFieldsAfterUpdate } from '../machinery/managed-fields.js';
 import type { RequestContext } from './context.js';
 import type { ResourceStore } from './resource-store.js';
 
@@ -10,7 +10,7 @@ export function trackManagedFields(
   w: { live: KObject | undefined; updated: KObject; subresource: string },
 ): void {
   if (ctx.managedFieldsDone) return;
-  const res = updateManagedFields({
+  const managedFields = managedFieldsAfterUpdate({
     live: w.live,
     updated: w.updated,
     manager: ctx.fieldManager,
@@ -21,6 +21,6 @@ export function trackManagedFields(
     schema: store.schema,
     set: store.deps.schemas,
   });
-  if (res.managedFields) w.updated.metadata.managedFields = res.managedFields as KObject['metadata']['managedFields'];
+  if (managedFields) w.updated.metadata.managedFields = managedFields as KObject['metadata']['managedFields'];
   else delete w.updated.metadata.managedFields;
 }

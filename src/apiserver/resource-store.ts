@@ -229,7 +229,7 @@ export class ResourceStore {
     st.prepareForUpdate?.(obj, current);
     if (this.def.hasGeneration) {
       meta.generation = cm.generation ?? 1;
-      if (specChanged(obj, current)) meta.generation = (cm.generation ?? 0) + 1;
+      if (st.generationChanged ? st.generationChanged(obj, current) : specChanged(obj, current)) meta.generation = (cm.generation ?? 0) + 1;
     } else delete meta.generation;
     errs = [
       ...validateMeta(obj, this.def),

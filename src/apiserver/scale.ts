@@ -2,7 +2,7 @@
 // names where replicas and the selector live.
 import type { KObject, ScaleSubresource } from '../api/types.js';
 import { errors, FieldError } from '../machinery/errors.js';
-import { fromLabelSelector, type MetaLabelSelector } from '../machinery/labels.js';
+import { fromLabelSelector, selectorFromSet, type MetaLabelSelector } from '../machinery/labels.js';
 import { clone, isPlainObject } from '../machinery/object.js';
 import type { RequestContext } from './context.js';
 import type { ResourceStore } from './resource-store.js';
@@ -32,7 +32,11 @@ function write(obj: Record<string, unknown>, path: string, value: unknown): void
 
 function selectorString(v: unknown): string | undefined {
   if (typeof v === 'string') return v;
-  if (isPlainObject(v)) return fromLabelSelector(v as MetaLabelSelector).toString();
+  if (isPlainObject(v)) {
+    // a metav1.LabelSelector, or a plain label map (ReplicationController's selector)
+    if ('matchLabels' in v || 'matchExpressions' in v) return fromLabelSelector(v as MetaLabelSelector).toString();
+    return selectorFromSet(v as Record<string, string>).toString();
+  }
   return undefined;
 }
 
