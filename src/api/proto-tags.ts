@@ -9,6 +9,8 @@ import { networkingProtoTags } from './proto-tags-networking.js';
 import { podProtoTags } from './proto-tags-pod.js';
 import { policyProtoTags } from './proto-tags-policy.js';
 import { workloadsProtoTags } from './proto-tags-workloads.js';
+import { nodeExtraProtoTags } from './proto-tags-node-extra.js';
+import { networkingExtraProtoTags } from './proto-tags-networking-extra.js';
 
 export { missingProtoTags, type ProtoField, type ProtoTags } from '../machinery/protobuf.js';
 
@@ -21,4 +23,6 @@ export const protoTags: ProtoTags = {
   ...authProtoTags,
   ...networkingProtoTags,
   ...policyProtoTags,
+  ...nodeExtraProtoTags,
+  ...networkingExtraProtoTags,
 };

@@ -91,6 +91,7 @@ export function parseRequestInfo(method: string, rawPath: string, query: URLSear
 }
 
 function safeDecode(s: string): string {
+  if (!s.includes('%')) return s; // nothing to decode (decodeURIComponent would return s as is)
   try {
     return decodeURIComponent(s);
   } catch {

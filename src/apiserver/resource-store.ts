@@ -64,6 +64,8 @@ export class ResourceStore {
   }
 
   encode(obj: KObject): string {
+    // Nothing to drop or convert (e.g. a create): the copy below would serialise the same.
+    if (!this.def.storedAs && obj.metadata && obj.metadata.resourceVersion === undefined) return JSON.stringify(obj);
     const o = this.def.storedAs ? this.def.storedAs.toStored(clone(obj)) : { ...obj, metadata: { ...obj.metadata } };
     delete o.metadata.resourceVersion;
     return JSON.stringify(o);

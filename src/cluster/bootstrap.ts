@@ -1,4 +1,5 @@
 // Objects every cluster has from its first start.
+import type { KObject } from '../api/types.js';
 import type { LocalClient } from '../client/local.js';
 import { StatusError } from '../machinery/errors.js';
 
@@ -7,8 +8,34 @@ export const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-
 export async function bootstrapNamespaces(client: LocalClient): Promise<void> {
   const ns = client.resource('v1', 'namespaces');
   for (const name of systemNamespaces) {
+    // A read first: on restarts they all exist, and a get is much cheaper than a create refused as AlreadyExists.
+    if (await exists(() => ns.get('', name))) continue;
     try {
       await ns.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    } catch (e) {
+      if (!(e instanceof StatusError && e.reason === 'AlreadyExists')) throw e;
+    }
+  }
+}
+
+async function exists(get: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await get();
+    return true;
+  } catch (e) {
+    if (e instanceof StatusError && e.reason === 'NotFound') return false;
+    throw e;
+  }
+}
+
+/** Creates each object unless it exists (built-in PriorityClasses, the kubernetes Service, …). */
+export async function ensureObjects(client: LocalClient, objects: KObject[], plural: (o: KObject) => string): Promise<void> {
+  for (const o of objects) {
+    const rc = client.resource(o.apiVersion!, plural(o));
+    const ns = o.metadata.namespace ?? '';
+    if (await exists(() => rc.get(ns, o.metadata.name!))) continue;
+    try {
+      await rc.create(ns, o);
     } catch (e) {
       if (!(e instanceof StatusError && e.reason === 'AlreadyExists')) throw e;
     }

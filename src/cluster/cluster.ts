@@ -14,7 +14,9 @@ import { defaultServingNames, ensurePki, type PkiFiles } from '../pki/pki.js';
 import { kubeconfigYaml, writeKubeconfig } from '../pki/kubeconfig.js';
 import { Compactor } from '../storage/compactor.js';
 import { SqliteStore } from '../storage/sqlite.js';
-import { bootstrapNamespaces } from './bootstrap.js';
+import { bootstrapNamespaces, ensureObjects } from './bootstrap.js';
+import { csrRequester } from '../apiserver/admission-csr.js';
+import { builtinPriorityClasses, priorityClassAdmission } from '../api/scheduling.js';
 import { ServiceAccountTokens } from '../pki/service-account-tokens.js';
 import { serviceAccountAuthenticator, tokenRequestHandler } from '../apiserver/serviceaccount-token.js';
 import { versionInfo } from './version.js';
@@ -66,6 +68,8 @@ export class Cluster {
 
     const registry = new Registry(store, builtinResources(), baseDefinitions());
     registry.admission.add(namespaceLifecycle(() => registry.mustLookup('', 'v1', 'namespaces')));
+    registry.admission.add(priorityClassAdmission());
+    registry.admission.add(csrRequester());
     const tokens = await ServiceAccountTokens.load(pki.serviceAccount.keyPem, pki.serviceAccount.publicKeyPem);
     registry.handleAction('', 'serviceaccounts', 'token', tokenRequestHandler(tokens));
     const authenticateToken = serviceAccountAuthenticator(tokens, registry);
@@ -89,6 +93,7 @@ export class Cluster {
     });
     const client = new LocalClient(registry);
     await bootstrapNamespaces(client);
+    await ensureObjects(client, builtinPriorityClasses(), () => 'priorityclasses');
     bootstrapped = true;
     phase('system namespaces ready');
 

@@ -110,7 +110,10 @@ function walkCompare(l: unknown, r: unknown, tr: TypeRef, path: PathElement[], c
   if (atom.kind === 'map') {
     const lm = (lv ?? {}) as Obj;
     const rm = (rv ?? {}) as Obj;
-    const keys = new Set([...Object.keys(lm), ...Object.keys(rm)]);
+    const lk = Object.keys(lm);
+    const rk = Object.keys(rm);
+    // Either side empty (every create) needs no merging of the key lists.
+    const keys = lk.length === 0 ? rk : rk.length === 0 ? lk : new Set([...lk, ...rk]);
     for (const k of keys) walkCompare(lm[k], rm[k], fieldType(atom, k), [...path, fieldElement(k)], c, set);
     return;
   }

@@ -129,10 +129,18 @@ export function duplicateFields(raw: string): string[] {
   };
   const str = (): string => {
     const start = i;
+    let escaped = false;
     i++;
-    while (i < n && raw[i] !== '"') i += raw[i] === '\\' ? 2 : 1;
+    while (i < n && raw[i] !== '"') {
+      if (raw[i] === '\\') {
+        escaped = true;
+        i += 2;
+      } else i++;
+    }
     i++;
-    return JSON.parse(raw.slice(start, i)) as string;
+    // Most keys have no escapes: their text is their value (JSON.parse still judges anything unusual).
+    const inner = raw.slice(start + 1, i - 1);
+    return escaped || i > n || /[\u0000-\u001f]/.test(inner) ? (JSON.parse(raw.slice(start, i)) as string) : inner;
   };
   const value = (path: string): void => {
     ws();

@@ -294,8 +294,11 @@ export class FieldSet {
 }
 
 // The constructor is private to keep sets immutable from outside; this module builds them directly.
-const construct = FieldSet as unknown as new (m: Map<string, PathElement>, k: Map<string, Child>) => FieldSet;
-const EMPTY: FieldSet = new construct(new Map(), new Map());
+const construct = FieldSet as unknown as new (m: ReadonlyMap<string, PathElement>, k: ReadonlyMap<string, Child>) => FieldSet;
+// Shared empty maps (sets never modify their maps).
+const NO_MEMBERS: ReadonlyMap<string, PathElement> = new Map();
+const NO_CHILDREN: ReadonlyMap<string, Child> = new Map();
+const EMPTY: FieldSet = new construct(NO_MEMBERS, NO_CHILDREN);
 
 function make(mem: Map<string, PathElement>, kids: Map<string, Child>): FieldSet {
   return mem.size === 0 && kids.size === 0 ? EMPTY : new construct(mem, kids);
@@ -303,32 +306,44 @@ function make(mem: Map<string, PathElement>, kids: Map<string, Child>): FieldSet
 
 /** Mutable builder used while walking objects; `build()` freezes it into a FieldSet. */
 export class FieldSetBuilder {
-  private readonly mem = new Map<string, PathElement>();
-  private readonly kids = new Map<string, { pe: PathElement; b: FieldSetBuilder }>();
+  // Allocated on first use: most nodes of a walk have no members or no children, and many builders stay empty.
+  private mem: Map<string, PathElement> | undefined;
+  private kids: Map<string, { pe: PathElement; b: FieldSetBuilder }> | undefined;
+  /** true once build() gave `mem` to a FieldSet: the next insert copies it, so built sets never change */
+  private memShared = false;
 
   insert(path: Path): void {
     if (path.length === 0) return;
     let cur: FieldSetBuilder = this;
     for (let i = 0; i < path.length - 1; i++) {
       const key = serializePathElement(path[i]);
-      let next = cur.kids.get(key);
+      const kids = (cur.kids ??= new Map());
+      let next = kids.get(key);
       if (!next) {
         next = { pe: path[i], b: new FieldSetBuilder() };
-        cur.kids.set(key, next);
+        kids.set(key, next);
       }
       cur = next.b;
     }
     const last = path[path.length - 1];
-    cur.mem.set(serializePathElement(last), last);
+    if (cur.memShared) {
+      cur.mem = new Map(cur.mem);
+      cur.memShared = false;
+    }
+    (cur.mem ??= new Map()).set(serializePathElement(last), last);
   }
 
   build(): FieldSet {
-    const kids = new Map<string, Child>();
-    for (const [k, c] of this.kids) {
-      const s = c.b.build();
-      if (!s.isEmpty()) kids.set(k, { pe: c.pe, set: s });
+    let kids: Map<string, Child> | undefined;
+    if (this.kids) {
+      for (const [k, c] of this.kids) {
+        const s = c.b.build();
+        if (!s.isEmpty()) (kids ??= new Map()).set(k, { pe: c.pe, set: s });
+      }
     }
-    return make(new Map(this.mem), kids);
+    if (!this.mem && !kids) return EMPTY;
+    this.memShared = this.mem !== undefined;
+    return new construct(this.mem ?? NO_MEMBERS, kids ?? NO_CHILDREN);
   }
 }
 

@@ -61,7 +61,8 @@ export function printManager(identifier: string): string {
 export function formatTime(now: string | Date): string {
   const d = typeof now === 'string' ? new Date(now) : now;
   if (Number.isNaN(d.getTime())) return String(now);
-  return d.toISOString().replace(/\.\d+Z$/, 'Z');
+  const iso = d.toISOString();
+  return iso.length === 24 ? `${iso.slice(0, 19)}Z` : iso.replace(/\.\d+Z$/, 'Z');
 }
 
 function unixSeconds(t: string | undefined): number {
@@ -122,16 +123,20 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | un
   return entries;
 }
 
+// The fields no manager may own: apiVersion, kind, metadata itself and the system metadata fields
+// (built once: field sets are immutable).
+const UNOWNABLE = FieldSet.of(
+  [fieldElement('apiVersion')],
+  [fieldElement('kind')],
+  [fieldElement('metadata')],
+  ...['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion'].map(
+    (m) => [fieldElement('metadata'), fieldElement(m)],
+  ),
+);
+
 /** Removes the fields no manager may own: apiVersion, kind, metadata itself and the system metadata fields. */
 export function stripMeta(set: FieldSet): FieldSet {
-  const meta = ['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion'];
-  const strip = FieldSet.of(
-    [fieldElement('apiVersion')],
-    [fieldElement('kind')],
-    [fieldElement('metadata')],
-    ...meta.map((m) => [fieldElement('metadata'), fieldElement(m)]),
-  );
-  return set.difference(strip);
+  return set.difference(UNOWNABLE);
 }
 
 /** A copy of an object without metadata.managedFields. */
@@ -263,6 +268,12 @@ export interface UpdateParams {
  * managedFields (absent when there are none) and the entries themselves.
  */
 export function updateManagedFields(p: UpdateParams): { object: Obj; managedFields: ManagedFieldsEntry[] | undefined } {
+  const managedFields = managedFieldsAfterUpdate(p);
+  return { object: withManagedFields(withoutManagedFields(p.updated), managedFields), managedFields };
+}
+
+/** The managedFields entries `updateManagedFields` would give the object (undefined when none), without the copy. */
+export function managedFieldsAfterUpdate(p: UpdateParams): ManagedFieldsEntry[] | undefined {
   const liveMeta = isObj(p.live?.metadata) ? p.live.metadata : {};
   const newMeta = isObj(p.updated.metadata) ? p.updated.metadata : {};
   // Which managedFields to start from: the live object's on subresources; else the request's, unless
@@ -290,8 +301,7 @@ export function updateManagedFields(p: UpdateParams): { object: Obj; managedFiel
     });
     managed = capUpdateManagers(managed, p.maxUpdateManagers);
   }
-  const managedFields = encodeManagedFields(managed);
-  return { object: withManagedFields(after, managedFields), managedFields };
+  return encodeManagedFields(managed);
 }
 
 /** A copy of `obj` with metadata.managedFields set (or removed when undefined). */

@@ -7,8 +7,44 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** A deep copy with JSON semantics (as JSON.parse(JSON.stringify(v))). */
 export function clone<T>(v: T): T {
-  return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
+  if (v === undefined) return v;
+  const copy = copyJson(v, 0);
+  return (copy === NOT_PLAIN ? JSON.parse(JSON.stringify(v)) : copy) as T;
+}
+
+// Plain JSON data (what JSON.parse made, the usual input) is copied directly, several times faster than a JSON
+// round trip; anything a round trip would change or reject (undefined in arrays, NaN, -0, Dates, class
+// instances, toJSON, "__proto__" keys, very deep or cyclic values) takes the round trip instead.
+const NOT_PLAIN = Symbol('not plain JSON');
+
+function copyJson(v: unknown, depth: number): unknown {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
+  if (typeof v === 'number') return Number.isFinite(v) && !Object.is(v, -0) ? v : NOT_PLAIN;
+  if (typeof v !== 'object' || depth > 100 || 'toJSON' in v) return NOT_PLAIN;
+  if (Array.isArray(v)) {
+    const out = new Array<unknown>(v.length);
+    for (let i = 0; i < v.length; i++) {
+      const c = copyJson(v[i], depth + 1);
+      if (c === NOT_PLAIN) return NOT_PLAIN;
+      out[i] = c;
+    }
+    return out;
+  }
+  const proto = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return NOT_PLAIN;
+  const out: Record<string, unknown> = {};
+  for (const k in v) {
+    if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
+    const x = (v as Record<string, unknown>)[k];
+    if (x === undefined || typeof x === 'function' || typeof x === 'symbol') continue; // JSON drops these
+    if (k === '__proto__') return NOT_PLAIN;
+    const c = copyJson(x, depth + 1);
+    if (c === NOT_PLAIN) return NOT_PLAIN;
+    out[k] = c;
+  }
+  return out;
 }
 
 export function deepEqual(a: unknown, b: unknown): boolean {
@@ -29,7 +65,9 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 
 /** RFC 3339 with second precision, as metav1.Time serialises. */
 export function rfc3339(ms: number = Date.now()): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  const iso = new Date(ms).toISOString();
+  // Cutting the fraction off "YYYY-MM-DDTHH:MM:SS.sssZ" floors to the second; other shapes (years past 9999) take the long way.
+  return iso.length === 24 ? `${iso.slice(0, 19)}Z` : new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
 
 /** RFC 3339 with microseconds, as metav1.MicroTime serialises. */

@@ -9,7 +9,11 @@
 //          (plus a primary-key lookup of the value) however long the history is. Narrow on purpose: writes land on
 //          random keys, and every page a write touches is copied to the WAL at commit.
 // meta:    the compacted revision (and the schema version).
-import Database from 'better-sqlite3';
+import { createRequire } from 'node:module';
+import type Database from 'better-sqlite3';
+
+// require() rather than import: the ESM loader would scan the CommonJS package for named exports first.
+const BetterSqlite3 = createRequire(import.meta.url)('better-sqlite3') as typeof Database;
 
 export type Durability = 'full' | 'normal';
 
@@ -42,7 +46,7 @@ export interface OpenOptions {
 }
 
 export function openDatabase(path: string, opts: OpenOptions): Database.Database {
-  const db = new Database(path, { timeout: opts.lockTimeoutMs ?? 5000 });
+  const db = new BetterSqlite3(path, { timeout: opts.lockTimeoutMs ?? 5000 });
   try {
     // Must precede the first table: auto_vacuum can only be chosen for an empty database (or by a full VACUUM).
     db.pragma('auto_vacuum = INCREMENTAL');

@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  authzResources,
+  decide,
+  localSubjectAccessReviewResource,
+  NOT_AUTHORIZED_REASON,
+  selfSubjectAccessReviewResource as ssar,
+  subjectAccessReviewResource as sar,
+  userInfo,
+  validateLocalSubjectAccessReview,
+} from '../../../src/api/authz.js';
+import type { KObject } from '../../../src/api/types.js';
+
+const msgs = (errs: { toString(): string }[]) => errs.map(String);
+const review = (spec: Record<string, unknown>, metadata: Record<string, unknown> = {}): KObject => ({ metadata, spec });
+const pods = { verb: 'create', resource: 'pods', namespace: 'default' };
+
+describe('review kinds', () => {
+  it('are create-only and never stored', () => {
+    assert.deepEqual(
+      authzResources.map((r) => [r.group, r.plural, r.namespaced, r.verbs, !!r.virtual]),
+      [
+        ['authorization.k8s.io', 'localsubjectaccessreviews', true, ['create'], true],
+        ['authorization.k8s.io', 'selfsubjectaccessreviews', false, ['create'], true],
+        ['authorization.k8s.io', 'selfsubjectrulesreviews', false, ['create'], true],
+        ['authorization.k8s.io', 'subjectaccessreviews', false, ['create'], true],
+        ['authentication.k8s.io', 'selfsubjectreviews', false, ['create'], true],
+        ['authentication.k8s.io', 'tokenreviews', false, ['create'], true],
+      ],
+    );
+    assert.deepEqual(localSubjectAccessReviewResource.columns, []);
+  });
+
+  it('allows system:masters and tells everyone else why not', () => {
+    assert.deepEqual(decide(['system:authenticated', 'system:masters']), { allowed: true });
+    assert.deepEqual(decide(['system:authenticated']), { allowed: false, reason: NOT_AUTHORIZED_REASON });
+    assert.equal(NOT_AUTHORIZED_REASON, 'k1s: RBAC authorization is not implemented yet; only system:masters is allowed');
+    assert.deepEqual(decide(undefined), { allowed: false, reason: NOT_AUTHORIZED_REASON });
+  });
+
+  it('renders user info as authentication.k8s.io UserInfo', () => {
+    assert.deepEqual(userInfo({ name: 'jane', groups: ['devs'] }), { username: 'jane', groups: ['devs'] });
+    assert.deepEqual(userInfo({ name: 'x', uid: 'u1', groups: [], extra: { scopes: ['a'] } }), { username: 'x', uid: 'u1', extra: { scopes: ['a'] } });
+  });
+});
+
+describe('access review validation', () => {
+  it('exactly one of resourceAttributes and nonResourceAttributes', () => {
+    assert.deepEqual(msgs(ssar.strategy.validate!(review({}))), [
+      'spec.resourceAttributes: Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified',
+    ]);
+    assert.deepEqual(msgs(ssar.strategy.validate!(review({ resourceAttributes: pods, nonResourceAttributes: { path: '/healthz', verb: 'get' } }))), [
+      'spec.nonResourceAttributes: Invalid value: authorization.NonResourceAttributes{Path:"/healthz", Verb:"get"}: cannot be specified in combination with resourceAttributes',
+    ]);
+    assert.deepEqual(ssar.strategy.validate!(review({ resourceAttributes: pods }, { creationTimestamp: null })), []);
+  });
+
+  it('SubjectAccessReview needs a user or group, and metadata must be empty', () => {
+    assert.deepEqual(msgs(sar.strategy.validate!(review({ resourceAttributes: pods }, { name: 'x' }))), [
+      'spec.user: Invalid value: "": at least one of user or group must be specified',
+      'metadata: Invalid value: v1.ObjectMeta{Name:"x", GenerateName:"", Namespace:"", SelfLink:"", UID:"", ResourceVersion:"", Generation:0, CreationTimestamp:time.Date(1, time.January, 1, 0, 0, 0, 0, time.UTC), DeletionTimestamp:<nil>, DeletionGracePeriodSeconds:(*int64)(nil), Labels:map[string]string(nil), Annotations:map[string]string(nil), OwnerReferences:[]v1.OwnerReference(nil), Finalizers:[]string(nil), ManagedFields:[]v1.ManagedFieldsEntry(nil)}: must be empty',
+    ]);
+    assert.deepEqual(sar.strategy.validate!(review({ resourceAttributes: pods, groups: ['g'] }, { labels: {} })), []);
+  });
+
+  it('validates field and label selector attributes', () => {
+    const errs = ssar.strategy.validate!(
+      review({
+        resourceAttributes: {
+          ...pods,
+          fieldSelector: { rawSelector: 'a=b', requirements: [{ key: '', operator: 'Exists', values: ['x'] }] },
+          labelSelector: {},
+        },
+      }),
+    );
+    assert.deepEqual(msgs(errs), [
+      'spec.resourceAttributes.fieldSelector.rawSelector: Invalid value: "a=b": may not specified at the same time as requirements',
+      'spec.resourceAttributes.fieldSelector.requirements[0].key: Required value: must be specified',
+      "spec.resourceAttributes.fieldSelector.requirements[0].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+      'spec.resourceAttributes.labelSelector.requirements: Required value: when spec.resourceAttributes.labelSelector is specified, requirements or rawSelector is required',
+    ]);
+    // Unknown operators pass, for newer clients.
+    assert.deepEqual(ssar.strategy.validate!(review({ resourceAttributes: { ...pods, labelSelector: { requirements: [{ key: 'a', operator: 'Gt', values: ['1'] }] } } })), []);
+  });
+
+  it('LocalSubjectAccessReview: namespace must match, no non-resource attributes', () => {
+    const lsar = (spec: Record<string, unknown>, metadata: Record<string, unknown> = { namespace: 'default' }) =>
+      msgs(validateLocalSubjectAccessReview(review(spec, metadata)));
+    assert.deepEqual(lsar({ resourceAttributes: pods, user: 'u' }), []);
+    assert.deepEqual(lsar({ resourceAttributes: { ...pods, namespace: 'other' }, user: 'u' }), [
+      'spec.resourceAttributes.namespace: Invalid value: "other": must match metadata.namespace',
+    ]);
+    assert.deepEqual(lsar({ nonResourceAttributes: { path: '/x', verb: 'get' }, user: 'u' }), [
+      'spec.nonResourceAttributes: Invalid value: authorization.NonResourceAttributes{Path:"/x", Verb:"get"}: disallowed on this kind of request',
+    ]);
+    assert.match(lsar({ resourceAttributes: pods, user: 'u' }, { namespace: 'default', name: 'n' })[0], /^metadata: Invalid value: v1\.ObjectMeta\{Name:"n", .*: must be empty except for namespace$/);
+  });
+});

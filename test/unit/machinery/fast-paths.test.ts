@@ -1,0 +1,70 @@
+// Fast paths on the write path against the straightforward code they replaced.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { duplicateFields } from '../../../src/machinery/field-validation.js';
+import { formatTime } from '../../../src/machinery/managed-fields.js';
+import { clone, rfc3339 } from '../../../src/machinery/object.js';
+
+describe('write-path fast paths', () => {
+  it('rfc3339 and formatTime floor to the second exactly as before', () => {
+    const times = [0, 1, 999, 1000, -1, -500, -1000, -1001, 1_700_000_000_123, Date.UTC(9999, 11, 31, 23, 59, 59, 999), Date.UTC(10000, 0, 1, 0, 0, 0, 1), -62198755200001];
+    for (const ms of times) {
+      assert.equal(rfc3339(ms), new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z'), String(ms));
+      assert.equal(formatTime(new Date(ms)), new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z'), String(ms));
+    }
+    assert.equal(formatTime('2026-01-02T03:04:05.678+01:00'), '2026-01-02T02:04:05Z');
+    assert.equal(formatTime('not a time'), 'not a time');
+  });
+
+  it('duplicateFields reads plain and escaped keys alike', () => {
+    assert.deepEqual(duplicateFields('{"a":1,"b":{"c":1,"c":2},"a":3}'), ['b.c', 'a']);
+    assert.deepEqual(duplicateFields('{"\\u0061":1,"a":2,"x\\"y":[{"k":1,"k":2}],"x\\"y":0}'), ['a', 'x"y[0].k', 'x"y']);
+    assert.deepEqual(duplicateFields('{"a":{"é":1,"\\u00e9":2}}'), ['a.é']);
+    assert.deepEqual(duplicateFields('{"a":1,"a'), []);
+    assert.deepEqual(duplicateFields('{"a":1,"a\u0001":2,"a\u0001":3}'), []);
+  });
+});
+
+describe('clone', () => {
+  const roundTrip = (v: unknown) => (v === undefined ? v : JSON.parse(JSON.stringify(v)));
+  it('copies exactly what a JSON round trip gives, and never shares', () => {
+    class Box {
+      constructor(readonly x = 1) {}
+    }
+    const withProtoKey = JSON.parse('{"a":1,"__proto__":{"b":2}}');
+    const withGetter = { get g() { return 5; } };
+    const sparse = [1, , 3];
+    const cases: unknown[] = [
+      { a: 1, b: 'x', c: null, d: true, e: [1, 'two', { f: [] }], g: {} },
+      { 2: 'b', 1: 'a', z: 1, y: { 10: 1, 9: 2 } },
+      { u: undefined, f: () => 1, s: Symbol('x'), n: NaN, i: Infinity, z: -0, ok: 1 },
+      [undefined, () => 1, Symbol('y'), NaN, -0, 1],
+      sparse,
+      { d: new Date(0), b: new Box(), m: new Map([[1, 2]]), t: { toJSON: () => 'T' } },
+      Object.assign(Object.create(null), { a: 1 }),
+      withProtoKey,
+      withGetter,
+      'str', 3, -0, NaN, null, true, undefined,
+      'lone \ud800 surrogate',
+    ];
+    for (const c of cases) {
+      const got = clone(c);
+      assert.deepEqual(got, roundTrip(c), JSON.stringify(c));
+      assert.equal(JSON.stringify(got), JSON.stringify(roundTrip(c)));
+      if (got !== null && typeof got === 'object') assert.notEqual(got, c);
+    }
+    assert.equal(Object.getPrototypeOf(clone(withProtoKey)), Object.prototype);
+    assert.deepEqual(Object.keys(clone(withProtoKey)), ['a', '__proto__']);
+    const nested = { a: { b: [{ c: 1 }] } };
+    const copy = clone(nested);
+    copy.a.b[0].c = 2;
+    assert.equal(nested.a.b[0].c, 1);
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    assert.throws(() => clone(cyclic), /circular/i);
+    assert.throws(() => clone({ n: 1n }), TypeError);
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 500; i++) deep = { d: deep };
+    assert.deepEqual(clone(deep), roundTrip(deep));
+  });
+});
