@@ -5,6 +5,11 @@ import { autoscalingDefinitions, autoscalingResources } from './autoscaling.js';
 import { batchDefinitions, batchResources } from './batch.js';
 import { nodeDefinitions, nodeResources } from './node.js';
 import { certificatesDefinitions, certificatesResources } from './certificates.js';
+import { coreMoreDefinitions, coreMoreResources } from './core-more.js';
+import { rbacDefinitions, rbacResources } from './rbac.js';
+import { admissionregistrationDefinitions, admissionregistrationResources } from './admissionregistration.js';
+import { apiextensionsDefinitions, apiextensionsResources } from './apiextensions.js';
+import { authzDefinitions, authzResources, tokenReviewResource, type TokenVerifier } from './authz.js';
 import { discoveryDefinitions, discoveryResources } from './discovery.js';
 import { networkingDefinitions, networkingResources } from './networking.js';
 import { storageDefinitions, storageResources } from './storage.js';
@@ -20,10 +25,13 @@ import { metaDefinitions } from './meta.js';
 import type { ResourceDefinition } from './types.js';
 
 /** A fresh list per cluster: definitions are data, but the list belongs to whoever builds a registry. */
-export function builtinResources(): ResourceDefinition[] {
-  return [...coreResources, podResource, ...coreWorkloadResources, eventsV1Resource, leaseResource, ...appsResources, ...batchResources, ...autoscalingResources, ...policyResources, ...schedulingResources, ...nodeResources, ...networkingResources, ...discoveryResources, ...storageResources, ...certificatesResources];
+export function builtinResources(opts: { verifyToken?: TokenVerifier } = {}): ResourceDefinition[] {
+  const authz = opts.verifyToken
+    ? [...authzResources.filter((r) => r.kind !== 'TokenReview'), tokenReviewResource(opts.verifyToken)]
+    : authzResources;
+  return [...coreResources, podResource, ...coreMoreResources, ...coreWorkloadResources, eventsV1Resource, leaseResource, ...appsResources, ...batchResources, ...autoscalingResources, ...policyResources, ...schedulingResources, ...nodeResources, ...networkingResources, ...discoveryResources, ...storageResources, ...certificatesResources, ...rbacResources, ...admissionregistrationResources, ...apiextensionsResources, ...authz];
 }
 
 export function baseDefinitions(): Definitions[] {
-  return [metaDefinitions, coreDefinitions, coordinationDefinitions, eventsV1Definitions, tokenRequestDefinitions, coreWorkloadDefinitions, appsDefinitions, batchDefinitions, autoscalingDefinitions, policyDefinitions, schedulingDefinitions, nodeDefinitions, networkingDefinitions, discoveryDefinitions, storageDefinitions, certificatesDefinitions];
+  return [metaDefinitions, coreDefinitions, coreMoreDefinitions, coordinationDefinitions, eventsV1Definitions, tokenRequestDefinitions, coreWorkloadDefinitions, appsDefinitions, batchDefinitions, autoscalingDefinitions, policyDefinitions, schedulingDefinitions, nodeDefinitions, networkingDefinitions, discoveryDefinitions, storageDefinitions, certificatesDefinitions, rbacDefinitions, admissionregistrationDefinitions, apiextensionsDefinitions, authzDefinitions];
 }

@@ -11,6 +11,7 @@ import { policyProtoTags } from './proto-tags-policy.js';
 import { workloadsProtoTags } from './proto-tags-workloads.js';
 import { nodeExtraProtoTags } from './proto-tags-node-extra.js';
 import { networkingExtraProtoTags } from './proto-tags-networking-extra.js';
+import { authExtraProtoTags } from './proto-tags-auth-extra.js';
 
 export { missingProtoTags, type ProtoField, type ProtoTags } from '../machinery/protobuf.js';
 
@@ -25,4 +26,5 @@ export const protoTags: ProtoTags = {
   ...policyProtoTags,
   ...nodeExtraProtoTags,
   ...networkingExtraProtoTags,
+  ...authExtraProtoTags,
 };

@@ -1,6 +1,8 @@
 // Objects every cluster has from its first start.
 import type { KObject } from '../api/types.js';
-import type { LocalClient } from '../client/local.js';
+import { systemUser, type LocalClient } from '../client/local.js';
+import { newContext } from '../apiserver/context.js';
+import type { ResourceStore } from '../apiserver/resource-store.js';
 import { StatusError } from '../machinery/errors.js';
 
 export const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -39,5 +41,14 @@ export async function ensureObjects(client: LocalClient, objects: KObject[], plu
     } catch (e) {
       if (!(e instanceof StatusError && e.reason === 'AlreadyExists')) throw e;
     }
+  }
+}
+
+/** Objects of read-only kinds (ComponentStatus) are written by the cluster itself, past the verb check. */
+export async function ensureReadOnly(store: ResourceStore, objects: KObject[]): Promise<void> {
+  const ctx = newContext(systemUser);
+  for (const o of objects) {
+    if (await exists(() => store.get('', o.metadata.name!))) continue;
+    await store.create(ctx, '', o);
   }
 }

@@ -14,8 +14,10 @@ import { defaultServingNames, ensurePki, type PkiFiles } from '../pki/pki.js';
 import { kubeconfigYaml, writeKubeconfig } from '../pki/kubeconfig.js';
 import { Compactor } from '../storage/compactor.js';
 import { SqliteStore } from '../storage/sqlite.js';
-import { bootstrapNamespaces, ensureObjects } from './bootstrap.js';
+import { bootstrapNamespaces, ensureObjects, ensureReadOnly } from './bootstrap.js';
 import { csrRequester } from '../apiserver/admission-csr.js';
+import { serviceAllocation } from '../apiserver/admission-service-ip.js';
+import { componentStatuses, kubernetesService } from '../api/core-more.js';
 import { builtinPriorityClasses, priorityClassAdmission } from '../api/scheduling.js';
 import { ServiceAccountTokens } from '../pki/service-account-tokens.js';
 import { serviceAccountAuthenticator, tokenRequestHandler } from '../apiserver/serviceaccount-token.js';
@@ -30,6 +32,8 @@ export interface ClusterOptions {
   log?: (line: string) => void;
   /** storage durability (default full) */
   durability?: 'full' | 'normal';
+  /** the Service cluster-IP range (default 10.43.0.0/16) */
+  serviceCIDR?: string;
   /** watch bookmark period (default 60 s) */
   bookmarkIntervalMs?: number;
 }
@@ -66,13 +70,22 @@ export class Cluster {
     stoppers.unshift(() => compactor.stop());
     phase(`storage opened at revision ${store.currentRevision()}`);
 
-    const registry = new Registry(store, builtinResources(), baseDefinitions());
+    const tokens = await ServiceAccountTokens.load(pki.serviceAccount.keyPem, pki.serviceAccount.publicKeyPem);
+    // TokenReview asks the same authenticator the API server uses for bearer tokens (bound once the registry exists)
+    let authenticateToken: ReturnType<typeof serviceAccountAuthenticator> = async () => undefined;
+    const verifyToken = async (token: string, audiences: string[]) => {
+      const user = await authenticateToken(token, audiences.length ? audiences : undefined);
+      return user ? { user, audiences: audiences.length ? audiences : [tokens.issuer] } : undefined;
+    };
+    const registry = new Registry(store, builtinResources({ verifyToken }), baseDefinitions());
     registry.admission.add(namespaceLifecycle(() => registry.mustLookup('', 'v1', 'namespaces')));
     registry.admission.add(priorityClassAdmission());
     registry.admission.add(csrRequester());
-    const tokens = await ServiceAccountTokens.load(pki.serviceAccount.keyPem, pki.serviceAccount.publicKeyPem);
+    registry.admission.add(
+      serviceAllocation({ serviceCIDR: opts.serviceCIDR ?? '10.43.0.0/16', nodePortRange: [30000, 32767] }, () => registry.mustLookup('', 'v1', 'services')),
+    );
     registry.handleAction('', 'serviceaccounts', 'token', tokenRequestHandler(tokens));
-    const authenticateToken = serviceAccountAuthenticator(tokens, registry);
+    authenticateToken = serviceAccountAuthenticator(tokens, registry);
     const health = new HealthChecks();
     let bootstrapped = false;
     health.addLive('ping', () => {});
@@ -94,6 +107,8 @@ export class Cluster {
     const client = new LocalClient(registry);
     await bootstrapNamespaces(client);
     await ensureObjects(client, builtinPriorityClasses(), () => 'priorityclasses');
+    await ensureObjects(client, [kubernetesService(opts.serviceCIDR ?? '10.43.0.0/16')], () => 'services');
+    await ensureReadOnly(registry.mustLookup('', 'v1', 'componentstatuses'), componentStatuses());
     bootstrapped = true;
     phase('system namespaces ready');
 

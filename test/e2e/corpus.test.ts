@@ -118,7 +118,8 @@ for (const version of kubectlVersions) {
       assert.match(await k.ok(['get', 'svc', 'corpus-svc', '-n', ns]), /^corpus-svc\s+ClusterIP\s+10\.43\.\d+\.\d+\s+<none>\s+80\/TCP\s+\d+s$/m);
       const explain = await k.ok(['explain', 'deployment.spec.strategy.rollingUpdate']);
       assert.match(explain, /^KIND:\s+Deployment$/m);
-      assert.match(explain, /maxSurge\s+<IntOrString>/);
+      // kubectl prints a primitive ref (IntOrString is a string with format int-or-string) by its type
+      assert.match(explain, /maxSurge\s+<string>/);
       assert.equal((await k.ok(['auth', 'can-i', 'create', 'pods'])).trim(), 'yes');
       const who = await k.ok(['auth', 'whoami']);
       assert.match(who, /Username\s+kubernetes-admin/);
