@@ -1,10 +1,12 @@
 // core/v1 Pod as a served resource: pkg/registry/core/pod/strategy.go (podStrategy, podStatusStrategy,
 // CheckGracefulDelete, ToSelectableFields) over the defaulting, validation and printing in core-pod-*.ts. Pods are
-// only stored: nothing schedules or runs them yet. Binding, eviction, ephemeralcontainers and resize come later.
+// only stored: nothing schedules or runs them yet. ephemeralcontainers and resize are in core-pod-subresources.ts;
+// binding and eviction are actions implemented in src/apiserver/pod-actions.ts.
 import { clone, rfc3339 } from '../machinery/object.js';
 import { isDNS1123Label } from '../machinery/validation.js';
 import { dropDisabledPodFields, prepareNewPod } from './core-pod-admission.js';
 import { podColumns } from './core-pod-columns.js';
+import { bindingDefinitions, POD_EXTRA_SUBRESOURCES, preparePodSubresourceUpdate, validatePodSubresourceUpdate } from './core-pod-subresources.js';
 import { canonicalizePodQuantities, defaultPod } from './core-pod-defaults.js';
 import { normalizePodEncoding } from './core-pod-encoding.js';
 import { podDefinitions, V1 } from './core-pod-schema.js';
@@ -56,10 +58,17 @@ export const podResource = defineResource<Pod>({
   categories: ['all'],
   namespaced: true,
   schemaRef: V1 + 'Pod',
-  definitions: podDefinitions,
+  definitions: { ...podDefinitions, ...bindingDefinitions },
   // Since 1.33 the apiserver sets generation 1 on create and bumps it on every spec change.
   hasGeneration: true,
-  subresources: { status: true },
+  subresources: {
+    status: true,
+    extra: POD_EXTRA_SUBRESOURCES,
+    actions: [
+      { name: 'binding', verbs: ['create'], kind: { group: '', version: 'v1', kind: 'Binding' } },
+      { name: 'eviction', verbs: ['create'], kind: { group: 'policy', version: 'v1', kind: 'Eviction' } },
+    ],
+  },
   columns: podColumns,
   selectableFields: {
     'spec.nodeName': (p) => p.spec?.nodeName ?? '',
@@ -90,6 +99,8 @@ export const podResource = defineResource<Pod>({
     },
     prepareForStatusUpdate: preparePodStatusUpdate,
     validateStatusUpdate: validatePodStatusUpdate,
+    prepareForSubresourceUpdate: preparePodSubresourceUpdate,
+    validateSubresourceUpdate: validatePodSubresourceUpdate,
     warnings(pod, old) {
       if (old) return []; // Kubernetes skips warnings on pod updates.
       const msgs = isDNS1123Label(pod.metadata.name ?? '');

@@ -29,6 +29,10 @@ export class Admission {
   }
 
   async admit(attrs: AdmissionAttributes): Promise<void> {
-    for (const p of this.plugins) await p.admit(attrs);
+    for (const p of this.plugins) {
+      // Most plugins decide synchronously for most requests: only wait on the ones that return a promise.
+      const pending = p.admit(attrs);
+      if (pending) await pending;
+    }
   }
 }

@@ -15,6 +15,11 @@ export class NamespaceStates {
 
   constructor(private readonly namespaces: () => ResourceStore) {}
 
+  /** Whether a namespace the map knows is terminating, without waiting; undefined when the map cannot tell. */
+  known(name: string): boolean | undefined {
+    return this.watch ? this.terminatingByName.get(name) : undefined;
+  }
+
   /** undefined when the namespace does not exist, else whether it is being terminated. */
   async terminating(name: string): Promise<boolean | undefined> {
     await (this.started ??= this.start());

@@ -97,13 +97,19 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
   });
 
   const peers = new PeerIdentityCache();
-  app.addHook('onRequest', async (req, reply) => {
-    const path = req.url.split('?')[0];
-    const user = await authenticate(req, opts, peers);
-    if (user) req.k1sUser = user;
-    else if (!isPublic(path)) {
-      return sendStatus(reply, errors.unauthorized());
-    }
+  // Callback style, not async: a client certificate is checked without a promise on every request.
+  app.addHook('onRequest', (req, reply, done) => {
+    const admit = (user: UserInfo | undefined): void => {
+      if (user) req.k1sUser = user;
+      else if (!isPublic(req.url.split('?')[0])) {
+        void sendStatus(reply, errors.unauthorized());
+        return;
+      }
+      done();
+    };
+    const user = authenticate(req, opts, peers);
+    if (user instanceof Promise) user.then(admit).catch(done);
+    else admit(user);
   });
 
   app.get('/version', async (_req, reply) => json(reply, opts.version));
@@ -162,7 +168,7 @@ function writeRawStatus(res: ServerResponse, e: StatusError): void {
   res.end(JSON.stringify(e.toStatus()));
 }
 
-async function authenticate(req: FastifyRequest, opts: ApiServerOptions, peers: PeerIdentityCache): Promise<UserInfo | undefined> {
+function authenticate(req: FastifyRequest, opts: ApiServerOptions, peers: PeerIdentityCache): UserInfo | undefined | Promise<UserInfo | undefined> {
   const raw = req.raw as IncomingMessage;
   const peer = peers.identity(raw.socket as TLSSocket);
   if (peer) {

@@ -21,6 +21,7 @@ import { componentStatuses, kubernetesService } from '../api/core-more.js';
 import { builtinPriorityClasses, priorityClassAdmission } from '../api/scheduling.js';
 import { ServiceAccountTokens } from '../pki/service-account-tokens.js';
 import { serviceAccountAuthenticator, tokenRequestHandler } from '../apiserver/serviceaccount-token.js';
+import { registerPodActions } from '../apiserver/pod-actions.js';
 import { versionInfo } from './version.js';
 
 export interface ClusterOptions {
@@ -85,6 +86,7 @@ export class Cluster {
       serviceAllocation({ serviceCIDR: opts.serviceCIDR ?? '10.43.0.0/16', nodePortRange: [30000, 32767] }, () => registry.mustLookup('', 'v1', 'services')),
     );
     registry.handleAction('', 'serviceaccounts', 'token', tokenRequestHandler(tokens));
+    registerPodActions(registry);
     authenticateToken = serviceAccountAuthenticator(tokens, registry);
     const health = new HealthChecks();
     let bootstrapped = false;

@@ -35,3 +35,21 @@ export function authenticatedPeer(socket: TLSSocket): PeerIdentity | null {
   if (!socket.authorized) return null;
   return identityFromPeerCertificate(socket.getPeerCertificate());
 }
+
+/**
+ * `authenticatedPeer`, remembered per TLS connection: reading the peer certificate (getPeerCertificate builds
+ * the whole certificate as JS objects, fingerprints included) costs more than the rest of a small request.
+ * A TLS 1.2 renegotiation changes the handshake's Finished message, so a changed one forces a fresh read.
+ */
+export class PeerIdentityCache {
+  private readonly bySocket = new WeakMap<TLSSocket, { finished: Buffer | undefined; identity: PeerIdentity | null }>();
+
+  identity(socket: TLSSocket): PeerIdentity | null {
+    const finished = socket.getFinished();
+    const hit = this.bySocket.get(socket);
+    if (hit && finished && hit.finished?.equals(finished)) return hit.identity;
+    const identity = authenticatedPeer(socket);
+    this.bySocket.set(socket, { finished, identity });
+    return identity;
+  }
+}

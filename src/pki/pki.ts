@@ -59,16 +59,21 @@ export function defaultServingNames(): ServingNames {
   return { hostnames: [...new Set(hostnames.filter((h) => h !== ''))], ips: ['127.0.0.1', '::1'] };
 }
 
+// isIP without its first call compiling node's IPv6 regex (~7 ms of start-up) for the usual inputs: an address
+// needs ':' (IPv6) or only digits and dots (IPv4), and the default loopback addresses are valid as written.
+const loopback = new Set(['127.0.0.1', '::1']);
+const isAddress = (s: string) => loopback.has(s) || ((s.includes(':') || /^[\d.]+$/.test(s)) && isIP(s) !== 0);
+
 /** Moves IPs given as hostnames over to `ips`, lower-cases names, drops duplicates, rejects bad IPs. */
 function normalizeNames(opts: ServingNames): ServingNames {
   const hostnames = new Set<string>();
   const ips = new Set<string>();
   for (const h of opts.hostnames) {
-    if (isIP(h)) ips.add(h);
+    if (isAddress(h)) ips.add(h);
     else if (h !== '') hostnames.add(h.toLowerCase());
   }
   for (const ip of opts.ips) {
-    if (!isIP(ip)) throw new Error(`invalid IP address for the serving certificate: ${JSON.stringify(ip)}`);
+    if (!isAddress(ip)) throw new Error(`invalid IP address for the serving certificate: ${JSON.stringify(ip)}`);
     ips.add(ip);
   }
   return { hostnames: [...hostnames], ips: [...ips] };

@@ -91,7 +91,8 @@ describe('pod strategy', () => {
       [podResource.group, podResource.version, podResource.kind, podResource.plural, podResource.shortNames, podResource.categories, podResource.namespaced],
       ['', 'v1', 'Pod', 'pods', ['po'], ['all'], true],
     );
-    assert.deepEqual(podResource.subresources, { status: true });
+    assert.equal(podResource.subresources?.status, true);
+    assert.deepEqual(podResource.subresources?.extra, ['ephemeralcontainers', 'resize']);
     assert.equal(podResource.hasGeneration, true);
     assert.ok(podResource.definitions['io.k8s.api.core.v1.PodSpec']);
   });
