@@ -4,12 +4,16 @@ import { readFileSync } from 'node:fs';
 export const kubernetesVersion = { major: '1', minor: '33', patch: '0' };
 
 export function k1sVersion(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
-    return pkg.version;
-  } catch {
-    return '0.0.0';
+  // dist/src/cluster/version.js, or the single-file bundle dist/k1s.mjs
+  for (const rel of ['../../../package.json', '../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version: string };
+      if (pkg.name === 'k1s') return pkg.version;
+    } catch {
+      // try the next location
+    }
   }
+  return '0.0.0';
 }
 
 export function versionInfo(): Record<string, string> {

@@ -109,6 +109,7 @@ describe('pods/binding', () => {
     assert.equal(conds.length, 1);
     assert.equal(conds[0].status, 'True');
     assert.equal(conds[0].reason, undefined);
+    assert.equal(((await c.pods.get('default', 'unsched')) as Pod).metadata.annotations, undefined);
   });
 
   it('serves the legacy bindings resource (create only)', async () => {

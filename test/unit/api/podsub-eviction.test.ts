@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Pod } from '../../../src/api/core-pod.js';
 import type { KObject } from '../../../src/api/types.js';
+import { cat, envelope, len, vint } from '../machinery/protobuf-helpers.js';
 import { cluster, createPDB, createPod, eviction, evictionPath, rejection, runPod, type Cluster, type Obj } from './podsub-helpers.js';
 
 const success = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 };
@@ -142,5 +143,17 @@ describe('pods/eviction', () => {
     assert.equal(e.code, 404);
     e = await rejection(c.client.resource('v1', 'pods').update('default', { metadata: { name: 'x' } } as KObject, { subresource: 'eviction' }));
     assert.equal(e.code, 405);
+  });
+
+  it('decodes protobuf Eviction and Binding bodies', async () => {
+    await createPod(c, 'pb');
+    // Binding{metadata{name}, target{kind, name}}
+    const binding = cat(len(1, len(1, 'pb')), len(2, cat(len(1, 'Node'), len(3, 'n7'))));
+    assert.equal((await c.postProtobuf('/api/v1/namespaces/default/pods/pb/binding', envelope('v1', 'Binding', binding))).code, 201);
+    assert.equal(((await c.pods.get('default', 'pb')) as Pod).spec?.nodeName, 'n7');
+    // Eviction{metadata{name}, deleteOptions{gracePeriodSeconds: 0}}
+    const ev = cat(len(1, len(1, 'pb')), len(2, vint(1, 0)));
+    assert.equal((await c.postProtobuf(evictionPath('pb'), envelope('policy/v1', 'Eviction', ev))).code, 201);
+    assert.equal((await rejection(c.pods.get('default', 'pb'))).code, 404);
   });
 });

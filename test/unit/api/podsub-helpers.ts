@@ -23,6 +23,8 @@ export interface Cluster {
   pdbs: ReturnType<LocalClient['resource']>;
   /** POST `body` to an API path; resolves to the status code and body (errors reject with a StatusError). */
   post(path: string, body: unknown, query?: Record<string, string>): Promise<{ code: number; body: Obj }>;
+  /** POST a Kubernetes protobuf body (as kubectl's typed clients may send). */
+  postProtobuf(path: string, body: Buffer): Promise<{ code: number; body: Obj }>;
   close(): void;
 }
 
@@ -32,23 +34,27 @@ export async function cluster(): Promise<Cluster> {
   registerPodActions(registry);
   const client = new LocalClient(registry);
   await client.resource('v1', 'namespaces').create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
-  const post = async (path: string, body: unknown, query: Record<string, string> = {}) => {
+  const send = async (path: string, contentType: string, body: string, rawBody?: Buffer, query: Record<string, string> = {}) => {
     const q = new URLSearchParams(query);
     const res = await handleResource(registry, {
       info: parseRequestInfo('POST', path, q),
       query: q,
-      headers: { 'content-type': 'application/json', 'user-agent': 'test' },
-      body: JSON.stringify(body),
+      headers: { 'content-type': contentType, 'user-agent': 'test' },
+      body,
+      rawBody,
       user: systemUser,
     });
     return { code: res.code, body: res.body as Obj };
   };
+  const post = (path: string, body: unknown, query: Record<string, string> = {}) => send(path, 'application/json', JSON.stringify(body), undefined, query);
+  const postProtobuf = (path: string, body: Buffer) => send(path, 'application/vnd.kubernetes.protobuf', '', body);
   return {
     registry,
     client,
     pods: client.resource('v1', 'pods'),
     pdbs: client.resource('policy/v1', 'poddisruptionbudgets'),
     post,
+    postProtobuf,
     close: () => store.close(),
   };
 }
