@@ -1,8 +1,14 @@
 // PEM and DER handling for CertificateSigningRequests, as kube-apiserver's validation sees them: Go's pem.Decode
 // (first well-formed block, leading text skipped), certificates.ParseCSR + x509.CertificateRequest.CheckSignature,
-// and the status.certificate check (validateCertificate in pkg/apis/certificates/validation). Structural ASN.1
-// errors carry simplified texts: Go's encoding/asn1 messages name internal Go types.
-import { createPublicKey, verify, X509Certificate, type KeyObject } from 'node:crypto';
+// and the status.certificate check (validateCertificate in pkg/apis/certificates/validation). PEM is text and decoded
+// here; the DER inside is parsed by libraries, never by hand: requests by @peculiar/x509 (loaded on first use),
+// certificates by node:crypto. Structural ASN.1 errors carry simplified texts: Go's encoding/asn1 messages name
+// internal Go types.
+import { constants, createPublicKey, verify, X509Certificate, type KeyObject } from 'node:crypto';
+import { createRequire } from 'node:module';
+import type * as X509 from '@peculiar/x509';
+// Installs the Reflect metadata functions @peculiar/x509's tsyringe needs (a few closures; no-op when present).
+import '../pki/reflect-shim.js';
 
 export interface PemBlock {
   type: string;
@@ -43,116 +49,124 @@ export function pemDecode(data: string): { block: PemBlock; rest: string } | und
   }
 }
 
-interface Tlv {
-  tag: number;
-  /** offset of the tag byte */
-  start: number;
-  /** offset of the first content byte */
-  body: number;
-  /** offset just after the content */
-  end: number;
+type X509Lib = typeof X509;
+let x509Lib: X509Lib | undefined;
+
+/**
+ * @peculiar/x509, loaded on the first CSR validated (it costs ~100 ms, which start-up should not pay). Validation is
+ * synchronous, so it is require()d (the package is CommonJS; node caches it, as src/pki/certs.ts also loads it); the
+ * Reflect metadata polyfill its dependency tsyringe insists on is the tiny reflect-shim imported above.
+ */
+function loadX509(): X509Lib {
+  x509Lib ??= createRequire(import.meta.url)('@peculiar/x509') as X509Lib;
+  return x509Lib;
 }
 
-class AsnError extends Error {}
+const MALFORMED_REQUEST = 'x509: malformed certificate request';
+const TRUNCATED = 'asn1: syntax error: data truncated';
+const UNIMPLEMENTED = 'x509: cannot verify signature: algorithm unimplemented';
 
-function readTlv(buf: Uint8Array, at: number): Tlv {
-  if (at + 2 > buf.length) throw new AsnError('asn1: syntax error: data truncated');
-  const tag = buf[at];
-  let len = buf[at + 1];
-  let body = at + 2;
-  if (len & 0x80) {
-    const n = len & 0x7f;
-    if (n === 0 || n > 4 || body + n > buf.length) throw new AsnError('asn1: syntax error: data truncated');
-    len = 0;
-    for (let i = 0; i < n; i++) len = len * 256 + buf[body + i];
-    body += n;
-  }
-  if (body + len > buf.length) throw new AsnError('asn1: syntax error: data truncated');
-  return { tag, start: at, body, end: body + len };
-}
+type KeyKind = 'rsa' | 'ec' | 'ed25519';
 
-function children(buf: Uint8Array, parent: Tlv): Tlv[] {
-  const out: Tlv[] = [];
-  for (let at = parent.body; at < parent.end; ) {
-    const t = readTlv(buf, at);
-    out.push(t);
-    at = t.end;
-  }
-  return out;
-}
-
-function oidString(buf: Uint8Array, t: Tlv): string {
-  const parts: number[] = [];
-  let v = 0;
-  for (let i = t.body; i < t.end; i++) {
-    v = v * 128 + (buf[i] & 0x7f);
-    if (!(buf[i] & 0x80)) {
-      if (!parts.length) parts.push(v < 80 ? Math.floor(v / 40) : 2, v < 80 ? v % 40 : v - 80);
-      else parts.push(v);
-      v = 0;
-    }
-  }
-  return parts.join('.');
-}
-
-// Signature algorithms Go's x509 verifies for requests (SHA-1 is allowed for CSRs); RSA-PSS is not handled here.
-const SIG_ALGS: Record<string, { hash: string | null; key: string }> = {
-  '1.2.840.113549.1.1.5': { hash: 'sha1', key: 'rsa' },
-  '1.2.840.113549.1.1.11': { hash: 'sha256', key: 'rsa' },
-  '1.2.840.113549.1.1.12': { hash: 'sha384', key: 'rsa' },
-  '1.2.840.113549.1.1.13': { hash: 'sha512', key: 'rsa' },
-  '1.2.840.10045.4.1': { hash: 'sha1', key: 'ec' },
-  '1.2.840.10045.4.3.2': { hash: 'sha256', key: 'ec' },
-  '1.2.840.10045.4.3.3': { hash: 'sha384', key: 'ec' },
-  '1.2.840.10045.4.3.4': { hash: 'sha512', key: 'ec' },
-  '1.3.101.112': { hash: null, key: 'ed25519' },
+// WebCrypto algorithm names (as @peculiar/x509 reports them) of the key types Go's x509 verifies requests with.
+const KEY_KINDS: Record<string, KeyKind> = { 'RSASSA-PKCS1-v1_5': 'rsa', 'RSA-PSS': 'rsa', ECDSA: 'ec', Ed25519: 'ed25519' };
+// Digests Go accepts for request signatures (SHA-1 is still allowed for CSRs; MD5 is not).
+const HASHES: Record<string, { name: string; size: number }> = {
+  'SHA-1': { name: 'sha1', size: 20 },
+  'SHA-256': { name: 'sha256', size: 32 },
+  'SHA-384': { name: 'sha384', size: 48 },
+  'SHA-512': { name: 'sha512', size: 64 },
 };
-
-const VERIFY_FAILURE: Record<string, string> = {
+const KEY_NAMES: Record<KeyKind, string> = { rsa: 'RSA', ec: 'ECDSA', ed25519: 'Ed25519' };
+const GO_KEY_TYPES: Record<string, string> = { rsa: '*rsa.PublicKey', ec: '*ecdsa.PublicKey', ed25519: 'ed25519.PublicKey' };
+const VERIFY_FAILURE: Record<KeyKind, string> = {
   rsa: 'crypto/rsa: verification error',
   ec: 'x509: ECDSA verification failure',
   ed25519: 'x509: Ed25519 verification failure',
 };
 
+/**
+ * The DER of certificationRequestInfo as received, the bytes the signature covers. @peculiar/x509 keeps it in a getter
+ * its verify() uses but its typings mark private; verify() itself is WebCrypto (async), and validation is synchronous.
+ */
+interface SignedRequest {
+  readonly tbs: ArrayBuffer;
+}
+
+interface SignatureScheme {
+  key: KeyKind;
+  /** node digest name; null for Ed25519 */
+  hash: string | null;
+  pss?: boolean;
+}
+
+/** The signature algorithm as x509.CertificateRequest.CheckSignature supports it; undefined when it does not. */
+function signatureScheme(alg: Algorithm & { hash?: Algorithm; saltLength?: number }): SignatureScheme | undefined {
+  const key = KEY_KINDS[alg.name];
+  if (!key) return undefined;
+  if (key === 'ed25519') return { key, hash: null };
+  const hash = alg.hash && HASHES[alg.hash.name];
+  if (!hash) return undefined;
+  if (alg.name !== 'RSA-PSS') return { key, hash: hash.name };
+  // Go verifies RSA-PSS requests (SHA-256 and up) with the salt as long as the digest.
+  return hash.size >= 32 && alg.saltLength === hash.size ? { key, hash: hash.name, pss: true } : undefined;
+}
+
+/** The library's parse failures, in encoding/asn1's words where Go's are structural (others simplified). */
+function parseErrorText(e: unknown): string {
+  const msg = e instanceof Error ? e.message : '';
+  return /zero (buffer )?length|end of input reached/i.test(msg) ? TRUNCATED : MALFORMED_REQUEST;
+}
+
 /** x509.ParseCertificateRequest + CheckSignature on DER bytes; the error text, or undefined when valid. */
 function checkRequestDer(der: Buffer): string | undefined {
+  if (!der.length) return TRUNCATED;
+  // Anything but a SEQUENCE is malformed (and @peculiar/x509 would try other bytes as PEM, hex or base64 text).
+  if (der[0] !== 0x30) return MALFORMED_REQUEST;
+  const x509 = loadX509();
+  let csr: X509.Pkcs10CertificateRequest;
   try {
-    const outer = readTlv(der, 0);
-    if (outer.tag !== 0x30) return 'x509: malformed certificate request';
-    if (outer.end !== der.length) return 'asn1: syntax error: trailing data';
-    const [info, alg, sig] = children(der, outer);
-    if (!info || !alg || !sig || info.tag !== 0x30 || alg.tag !== 0x30 || sig.tag !== 0x03) return 'x509: malformed certificate request';
-    const infoParts = children(der, info);
-    if (infoParts.length < 3 || infoParts[0].tag !== 0x02 || infoParts[1].tag !== 0x30 || infoParts[2].tag !== 0x30) {
-      return 'x509: malformed certificate request';
-    }
-    const spki = infoParts[2];
-    const algOid = children(der, alg)[0];
-    if (!algOid || algOid.tag !== 0x06) return 'x509: malformed certificate request';
-    const sigAlg = SIG_ALGS[oidString(der, algOid)];
-    if (der[sig.body] !== 0) return 'x509: malformed certificate request';
-    let key: KeyObject;
-    try {
-      key = createPublicKey({ key: der.subarray(spki.start, spki.end), format: 'der', type: 'spki' });
-    } catch {
-      return 'x509: cannot verify signature: algorithm unimplemented';
-    }
-    if (!sigAlg) return 'x509: cannot verify signature: algorithm unimplemented';
-    const keyType = key.asymmetricKeyType ?? '';
-    if (keyType !== sigAlg.key) {
-      const names: Record<string, string> = { rsa: 'RSA', ec: 'ECDSA', ed25519: 'Ed25519' };
-      const goTypes: Record<string, string> = { rsa: '*rsa.PublicKey', ec: '*ecdsa.PublicKey', ed25519: 'ed25519.PublicKey' };
-      const algName = names[sigAlg.key];
-      const goType = goTypes[keyType] ?? keyType;
-      return `x509: signature algorithm specifies an ${algName} public key, but have public key of type ${goType}`;
-    }
-    const tbs = der.subarray(info.start, info.end);
-    const signature = der.subarray(sig.body + 1, sig.end);
-    const ok = verify(sigAlg.hash, tbs, key, signature);
-    return ok ? undefined : VERIFY_FAILURE[sigAlg.key];
+    csr = new x509.Pkcs10CertificateRequest(new Uint8Array(der));
   } catch (e) {
-    return e instanceof AsnError ? e.message : 'x509: malformed certificate request';
+    return parseErrorText(e);
   }
+  // The library ignores bytes after the request; Go rejects them. A request that still parses without its last byte
+  // did not need that byte: it was trailing data.
+  try {
+    new x509.Pkcs10CertificateRequest(new Uint8Array(der.subarray(0, -1)));
+    return 'asn1: syntax error: trailing data';
+  } catch {
+    // truncated without it: the request spans all of the input
+  }
+
+  let scheme: SignatureScheme | undefined;
+  let keyKind: KeyKind | undefined;
+  let key: KeyObject;
+  let tbs: Buffer;
+  let signature: Buffer;
+  try {
+    keyKind = KEY_KINDS[csr.publicKey.algorithm.name];
+    key = createPublicKey({ key: Buffer.from(csr.publicKey.rawData), format: 'der', type: 'spki' });
+    scheme = signatureScheme(csr.signatureAlgorithm as Algorithm);
+    tbs = Buffer.from((csr as unknown as SignedRequest).tbs);
+    signature = Buffer.from(csr.signature);
+  } catch {
+    return UNIMPLEMENTED; // a key or algorithm parameters the library or node cannot handle
+  }
+  if (!scheme || !keyKind) return UNIMPLEMENTED;
+  if (keyKind !== scheme.key) {
+    return `x509: signature algorithm specifies an ${KEY_NAMES[scheme.key]} public key, but have public key of type ${GO_KEY_TYPES[keyKind]}`;
+  }
+  // node:crypto verifies synchronously (validation is synchronous; the library's verify() is WebCrypto, so async).
+  // ECDSA signatures stay DER encoded, as node expects by default.
+  const verifyKey = scheme.pss ? { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST } : key;
+  let ok = false;
+  try {
+    ok = verify(scheme.hash, tbs, verifyKey, signature);
+  } catch {
+    ok = false;
+  }
+  return ok ? undefined : VERIFY_FAILURE[scheme.key];
 }
 
 /** certificates.ParseCSR + CheckSignature on the PEM text of spec.request: the error text, or undefined. */
@@ -174,15 +188,21 @@ export function certificateError(pem: Buffer): string | undefined {
     if (block.type !== 'CERTIFICATE') return `only CERTIFICATE PEM blocks are allowed, found "${block.type}"`;
     if (Object.keys(block.headers).length) return 'no PEM block headers are permitted';
     blocks++;
+    // x509.ParseCertificates: the block holds one or more DER certificates back to back. node parses the first
+    // certificate of the bytes it is given (ignoring what follows); its DER (raw) says where the next one starts.
     let count = 0;
-    try {
-      for (let at = 0; at < block.bytes.length; count++) {
-        const t = readTlv(block.bytes, at);
-        new X509Certificate(block.bytes.subarray(t.start, t.end));
-        at = t.end;
+    for (let at = 0; at < block.bytes.length; count++) {
+      const rest = block.bytes.subarray(at);
+      // node would also accept PEM text here; only DER (a SEQUENCE) is a certificate.
+      if (rest[0] !== 0x30) return 'x509: malformed certificate';
+      let raw: Buffer;
+      try {
+        raw = new X509Certificate(rest).raw;
+      } catch {
+        return 'x509: malformed certificate';
       }
-    } catch (e) {
-      return e instanceof AsnError ? e.message : 'x509: malformed certificate';
+      if (!raw.length || !rest.subarray(0, raw.length).equals(raw)) return 'x509: malformed certificate';
+      at += raw.length;
     }
     if (!count) return 'found CERTIFICATE PEM block containing 0 certificates';
     data = decoded.rest;

@@ -1,12 +1,28 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { webcrypto } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { certificateSigningRequestResource, csrCondition, fillRequester, type CertificateSigningRequest } from '../../../src/api/certificates.js';
 import { certificateError, csrRequestError, pemDecode } from '../../../src/api/certificates-csr-parse.js';
 import { validateSignerName } from '../../../src/api/certificates-validation.js';
 import { createCa } from '../../../src/pki/certs.js';
 import { b64, makeCSR } from './certificates-helpers.js';
+import type * as X509 from '@peculiar/x509';
 
 const st = certificateSigningRequestResource.strategy;
+const derOf = (pem: string): Buffer => Buffer.from(pem.replace(/-----[^-]+-----/g, ''), 'base64');
+const toPem = (der: Buffer, type = 'CERTIFICATE REQUEST'): Buffer =>
+  Buffer.from(`-----BEGIN ${type}-----\n${der.length ? `${der.toString('base64')}\n` : ''}-----END ${type}-----\n`);
+/** Replaces the first occurrence of one hex byte string by another, fixing the outer SEQUENCE's one-byte long-form length. */
+function replaceOnce(der: Buffer, from: string, to: string): Buffer {
+  const at = der.indexOf(Buffer.from(from, 'hex'));
+  assert.ok(at > 0 && der[1] === 0x81);
+  const out = Buffer.concat([der.subarray(0, at), Buffer.from(to, 'hex'), der.subarray(at + from.length / 2)]);
+  out[2] += (to.length - from.length) / 2;
+  return out;
+}
 const PEM = makeCSR();
 const csr = (spec: Record<string, unknown> = {}, status?: CertificateSigningRequest['status']): CertificateSigningRequest => ({
   metadata: { name: 'jane' },
@@ -28,6 +44,49 @@ describe('CSR request parsing', () => {
     assert.equal(csrRequestError(Buffer.from(`leading text\n${PEM}`)), undefined);
   });
 
+  it('reports structural problems, unknown algorithms and key mismatches in Go terms', () => {
+    const ec = derOf(makeCSR('x', 'ec'));
+    assert.equal(csrRequestError(toPem(Buffer.concat([ec, Buffer.from([0])]))), 'asn1: syntax error: trailing data');
+    assert.equal(csrRequestError(toPem(ec.subarray(0, ec.length - 5))), 'asn1: syntax error: data truncated');
+    assert.equal(csrRequestError(toPem(Buffer.alloc(0))), 'asn1: syntax error: data truncated');
+    assert.equal(csrRequestError(toPem(Buffer.from([0x02, 0x01, 0x00]))), 'x509: malformed certificate request');
+    assert.equal(csrRequestError(toPem(Buffer.from([0x30, 0x03, 0x02, 0x01, 0x00]))), 'x509: malformed certificate request');
+    // ecdsa-with-SHA256 (1.2.840.10045.4.3.2) turned into the unassigned 1.2.840.10045.4.3.9
+    assert.equal(csrRequestError(toPem(replaceOnce(ec, '06082a8648ce3d040302', '06082a8648ce3d040309'))), 'x509: cannot verify signature: algorithm unimplemented');
+    // an ECDSA key under sha256WithRSAEncryption
+    assert.equal(
+      csrRequestError(toPem(replaceOnce(ec, '300a06082a8648ce3d040302', '300d06092a864886f70d01010b0500'))),
+      'x509: signature algorithm specifies an RSA public key, but have public key of type *ecdsa.PublicKey',
+    );
+    assert.equal(csrRequestError(Buffer.from(makeCSR('x', 'ed25519', true))), 'x509: Ed25519 verification failure');
+  });
+
+  it('verifies RSA-PSS requests made by @peculiar/x509', async () => {
+    await import('../../../src/pki/reflect-shim.js');
+    const x509 = createRequire(import.meta.url)('@peculiar/x509') as typeof X509;
+    x509.cryptoProvider.set(webcrypto as unknown as Crypto);
+    const alg = { name: 'RSA-PSS', hash: 'SHA-256', publicExponent: new Uint8Array([1, 0, 1]), modulusLength: 2048 };
+    const keys = (await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as CryptoKeyPair;
+    const req = await x509.Pkcs10CertificateRequestGenerator.create({ name: 'CN=pss', keys, signingAlgorithm: { name: 'RSA-PSS', saltLength: 32 } as Algorithm });
+    assert.equal(csrRequestError(Buffer.from(req.toString('pem'))), undefined);
+  });
+
+  it('loads @peculiar/x509 only when a request is checked', () => {
+    const mod = fileURLToPath(new URL('../../../src/api/certificates-csr-parse.js', import.meta.url));
+    const script = `
+      import { createRequire } from 'node:module';
+      const m = await import(${JSON.stringify(mod)});
+      const req = createRequire(${JSON.stringify(mod)});
+      const loaded = () => req.resolve('@peculiar/x509') in req.cache;
+      const before = loaded();
+      m.certificateError(Buffer.from('text'));
+      const afterCert = loaded();
+      m.csrRequestError(Buffer.from(${JSON.stringify(PEM)}));
+      console.log(JSON.stringify([before, afterCert, loaded()]));`;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    assert.deepEqual(JSON.parse(out), [false, false, true]);
+  });
+
   it('decodes PEM like Go (skipping malformed blocks)', () => {
     const d = pemDecode(`-----BEGIN X-----\n!!!\n-----END X-----\n${PEM}`);
     assert.equal(d?.block.type, 'CERTIFICATE REQUEST');
@@ -41,6 +100,12 @@ describe('CSR request parsing', () => {
     assert.equal(certificateError(Buffer.from('text')), 'must contain at least one CERTIFICATE PEM block');
     assert.equal(certificateError(Buffer.from(ca.keyPem)), 'only CERTIFICATE PEM blocks are allowed, found "PRIVATE KEY"');
     assert.equal(certificateError(Buffer.from('-----BEGIN CERTIFICATE-----\nMAA=\n-----END CERTIFICATE-----\n')), 'x509: malformed certificate');
+    const der = derOf(ca.certPem);
+    assert.equal(certificateError(toPem(Buffer.concat([der, der]), 'CERTIFICATE')), undefined);
+    assert.equal(certificateError(toPem(Buffer.concat([der, Buffer.from([1, 2])]), 'CERTIFICATE')), 'x509: malformed certificate');
+    assert.equal(certificateError(toPem(der.subarray(0, der.length - 1), 'CERTIFICATE')), 'x509: malformed certificate');
+    assert.equal(certificateError(toPem(Buffer.from(ca.certPem), 'CERTIFICATE')), 'x509: malformed certificate');
+    assert.equal(certificateError(toPem(Buffer.alloc(0), 'CERTIFICATE')), 'found CERTIFICATE PEM block containing 0 certificates');
   });
 });
 
