@@ -58,7 +58,7 @@ export class SqliteReads {
       `SELECT l.key, l.rev, l.create_rev, l.deleted, l.value,
               p.rev AS p_rev, p.create_rev AS p_create_rev, p.deleted AS p_deleted, p.value AS p_value
        FROM log l LEFT JOIN log p ON p.rev = l.prev_rev
-       WHERE l.rev > @after AND +l.key >= @prefix AND +l.key < CAST(@end AS TEXT)
+       WHERE l.rev > @after AND l.rev <= @through AND +l.key >= @prefix AND +l.key < CAST(@end AS TEXT)
        ORDER BY l.rev`,
     );
   }
@@ -97,10 +97,13 @@ export class SqliteReads {
     return this.countRange(keyRange(prefix), rev);
   }
 
-  /** Every change under prefix after revision `after`, oldest first, with the value each change replaced. */
-  replay(prefix: string, after: number): WatchEvent[] {
+  /**
+   * Every change under prefix in (after, through], oldest first, with the value each change replaced. (The file
+   * may already hold later commits, not yet published to watchers, when another connection writes.)
+   */
+  replay(prefix: string, after: number, through: number): WatchEvent[] {
     const end = keyRange(prefix).end;
-    const rows = this.replayRows.all({ after, prefix, end }) as ReplayRow[];
+    const rows = this.replayRows.all({ after, through, prefix, end }) as ReplayRow[];
     return rows.map((r) => {
       const kv = toKeyValue(r);
       const prev: KeyValue | undefined =

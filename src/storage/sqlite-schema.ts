@@ -43,6 +43,11 @@ export interface OpenOptions {
   durability: Durability;
   /** how long to wait for another connection's lock (default 5000 ms) */
   lockTimeoutMs?: number;
+  /**
+   * 'exclusive' (default): this connection is the only one (it also lets WAL mode skip the shared-memory index);
+   * 'normal': a reader and a writer connection share the file (the threaded writer).
+   */
+  locking?: 'exclusive' | 'normal';
 }
 
 export function openDatabase(path: string, opts: OpenOptions): Database.Database {
@@ -50,9 +55,9 @@ export function openDatabase(path: string, opts: OpenOptions): Database.Database
   try {
     // Must precede the first table: auto_vacuum can only be chosen for an empty database (or by a full VACUUM).
     db.pragma('auto_vacuum = INCREMENTAL');
-    // Exclusive locking: one k1s process per database file. A second process fails at open ("database is locked")
-    // instead of interleaving revisions; it also lets WAL mode skip the shared-memory index.
-    db.pragma('locking_mode = EXCLUSIVE');
+    // Exclusive locking: a second connection fails at open ("database is locked") instead of interleaving
+    // revisions. (One process per file is also enforced by the store's lock file, see sqlite-lock.ts.)
+    if (opts.locking !== 'normal') db.pragma('locking_mode = EXCLUSIVE');
     db.pragma('journal_mode = WAL');
     // FULL: the WAL is fsynced at every commit, so an acknowledged write survives power loss; NORMAL survives
     // process crashes only.
@@ -61,7 +66,7 @@ export function openDatabase(path: string, opts: OpenOptions): Database.Database
     db.pragma('temp_store = MEMORY');
     // Trim the WAL back after a checkpoint that followed a burst of writes.
     db.pragma('journal_size_limit = 16777216');
-    // Take the exclusive lock now rather than at the first write.
+    // Take the write lock now rather than at the first write (with exclusive locking, it is kept).
     db.exec('BEGIN IMMEDIATE');
     db.exec(SCHEMA);
     db.prepare('INSERT OR IGNORE INTO meta (name, value) VALUES (?, ?)').run('schema', SCHEMA_VERSION);

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { openDatabase } from '../../../src/storage/sqlite-schema.js';
 import { SqliteStore } from '../../../src/storage/sqlite.js';
 
@@ -50,9 +51,20 @@ function rawCommits(file: string): number {
   return rate;
 }
 
-async function storeCreates(file: string, writers: number): Promise<{ rate: number; n: number; batches: number }> {
+type Writer = 'inline' | 'thread';
+
+interface CreatesResult {
+  rate: number;
+  n: number;
+  batches: number;
+  /** share of the wall time the main thread's event loop was busy */
+  busy: number;
+}
+
+async function storeCreates(file: string, writers: number, writer: Writer): Promise<CreatesResult> {
   let batches = 0;
-  const s = SqliteStore.open({ path: file, onCommit: () => batches++ });
+  const s = SqliteStore.open({ path: file, writer, onCommit: () => batches++ });
+  const elu0 = performance.eventLoopUtilization();
   const v = objectJson(0);
   let n = 0;
   const deadline = performance.now() + SECONDS * 1000;
@@ -67,12 +79,13 @@ async function storeCreates(file: string, writers: number): Promise<{ rate: numb
     }),
   );
   const rate = n / ((performance.now() - t) / 1000);
+  const busy = performance.eventLoopUtilization(elu0).utilization;
   await s.close();
-  return { rate, n, batches };
+  return { rate, n, batches, busy };
 }
 
-async function lists(file: string): Promise<void> {
-  const s = SqliteStore.open({ path: file });
+async function lists(file: string, writer: Writer): Promise<void> {
+  const s = SqliteStore.open({ path: file, writer });
   const prefix = '/registry/configmaps/default/';
   const N = 10_000;
   await Promise.all(Array.from({ length: N }, (_, i) => s.create(`${prefix}cm-${String(i).padStart(5, '0')}`, objectJson(i))));
@@ -93,7 +106,7 @@ async function lists(file: string): Promise<void> {
   console.log(`list page of 500 (+remaining count), latest: ${fmt(page)}`);
   console.log(`list 10,000 keys at an older revision (30,000-row log): ${fmt(fullOld)}`);
   console.log(`list page of 500 at an older revision: ${fmt(pageOld)}`);
-  console.log(`count 10,000: ${fmt(count)}; get: ${(get * 1000).toFixed(1)} µs`);
+  console.log(`count 10,000: ${fmt(count)}; get: ${(get * 1000).toFixed(1)} µs (${writer} writer)`);
   await s.close();
 }
 
@@ -103,22 +116,25 @@ async function main(): Promise<void> {
     // Interleaved rounds, medians: the disk and CPU of a shared machine are noisy.
     const rounds = Number(process.env.ROUNDS ?? 3);
     const raw: number[] = [];
-    const store = new Map<number, number[]>([[1, []], [32, []]]);
-    const batch = new Map<number, number>();
+    const runs = new Map<string, CreatesResult[]>();
     for (let round = 0; round < rounds; round++) {
       raw.push(rawCommits(path.join(dir, `raw${round}.db`)));
-      for (const writers of store.keys()) {
-        const r = await storeCreates(path.join(dir, `w${writers}-${round}.db`), writers);
-        store.get(writers)!.push(r.rate);
-        batch.set(writers, r.n / r.batches);
+      for (const writers of [1, 32]) {
+        for (const writer of ['inline', 'thread'] as const) {
+          const r = await storeCreates(path.join(dir, `w${writers}-${writer}-${round}.db`), writers, writer);
+          const id = `${writers} concurrent writer(s), ${writer}`;
+          runs.set(id, [...(runs.get(id) ?? []), r]);
+        }
       }
     }
     const rates = (xs: number[]) => `median ${median(xs).toFixed(0)}/s (runs: ${xs.map((x) => x.toFixed(0)).join(', ')})`;
     console.log(`raw better-sqlite3, one insert per transaction (WAL, synchronous=FULL): ${rates(raw)}`);
-    for (const [writers, xs] of store) {
-      console.log(`SqliteStore creates, ${writers} concurrent writer(s): ${rates(xs)}, avg batch ${batch.get(writers)!.toFixed(1)}`);
+    for (const [id, rs] of runs) {
+      const batch = rs.reduce((a, r) => a + r.n, 0) / rs.reduce((a, r) => a + r.batches, 0);
+      const busy = median(rs.map((r) => r.busy)) * 100;
+      console.log(`SqliteStore creates, ${id}: ${rates(rs.map((r) => r.rate))}, avg batch ${batch.toFixed(1)}, main thread busy ${busy.toFixed(0)} %`);
     }
-    await lists(path.join(dir, 'list.db'));
+    if (process.env.LISTS !== '0') for (const writer of ['inline', 'thread'] as const) await lists(path.join(dir, `list-${writer}.db`), writer);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -7,6 +7,7 @@ import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { SqliteStore, type CommitInfo } from '../../../src/storage/sqlite.js';
 import type { Store } from '../../../src/storage/types.js';
+import { mustOk } from './contract-helpers.js';
 import { runStoreContract } from './contract.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'k1s-store-'));
@@ -14,9 +15,16 @@ after(() => fs.rmSync(dir, { recursive: true, force: true }));
 let seq = 0;
 const tempPath = () => path.join(dir, `t${++seq}.db`);
 
-runStoreContract('sqlite file', async () => SqliteStore.open({ path: tempPath() }), {
-  reopen: async (closed) => SqliteStore.open({ path: (closed as SqliteStore).path }),
+runStoreContract('sqlite file', async () => SqliteStore.open({ path: tempPath(), writer: 'inline' }), {
+  reopen: async (closed) => SqliteStore.open({ path: (closed as SqliteStore).path, writer: 'inline' }),
 });
+runStoreContract('sqlite threaded', async () => SqliteStore.open({ path: tempPath(), writer: 'thread' }), {
+  reopen: async (closed) => SqliteStore.open({ path: (closed as SqliteStore).path, writer: 'thread' }),
+});
+// The threaded writer with tiny batches and compaction chunks: merging and splitting across messages.
+runStoreContract('sqlite threaded small chunks', async () =>
+  SqliteStore.open({ path: tempPath(), writer: 'thread', maxBatch: 3, compactionChunk: 4 }),
+);
 // Tiny batches and compaction chunks, to exercise the paths that split work.
 runStoreContract('sqlite :memory: small chunks', async () =>
   SqliteStore.open({ path: ':memory:', maxBatch: 3, compactionChunk: 4 }),
@@ -30,10 +38,11 @@ function fileSize(p: string): number {
   }
 }
 
-describe('SqliteStore', () => {
+for (const writer of ['inline', 'thread'] as const) describe(`SqliteStore (${writer} writer)`, () => {
   it('commits concurrent writes as one group', async () => {
     const commits: CommitInfo[] = [];
-    const s = SqliteStore.open({ path: tempPath(), onCommit: (c) => commits.push(c) });
+    const s = SqliteStore.open({ path: tempPath(), writer, onCommit: (c) => commits.push(c) });
+    assert.equal(s.writerKind, writer);
     const base = s.currentRevision();
     const results = await Promise.all(Array.from({ length: 1000 }, (_, i) => s.create(`/gc/${i}`, `v${i}`)));
     const revs = results.map((r) => (assert.ok(r.ok), r.kv.modRevision));
@@ -44,8 +53,11 @@ describe('SqliteStore', () => {
     await s.close();
   });
 
+  // ':memory:' is always inline: a second connection would not see it.
+  const dbPath = () => (writer === 'thread' ? tempPath() : ':memory:');
+
   it('applies compare-and-swap in order within a batch', async () => {
-    const s = SqliteStore.open({ path: ':memory:' });
+    const s = SqliteStore.open({ path: dbPath(), writer });
     const [c, u1, u2, d] = await Promise.all([
       s.create('/m', 'a'),
       s.update('/m', 'b', 1),
@@ -61,25 +73,73 @@ describe('SqliteStore', () => {
 
   it('splits a large backlog into batches of maxBatch', async () => {
     const commits: CommitInfo[] = [];
-    const s = SqliteStore.open({ path: ':memory:', maxBatch: 100, onCommit: (c) => commits.push(c) });
+    const s = SqliteStore.open({ path: dbPath(), writer, maxBatch: 100, onCommit: (c) => commits.push(c) });
     const results = await Promise.all(Array.from({ length: 1000 }, (_, i) => s.create(`/b/${i}`, 'v')));
     assert.ok(results.every((r) => r.ok));
     assert.equal(commits.length, 10);
+    assert.ok(commits.every((c) => c.ops === 100));
+    await s.close();
+  });
+
+  it('reads see acknowledged writes, and nothing past the revision they report', async () => {
+    const s = SqliteStore.open({ path: tempPath(), writer });
+    let stop = false;
+    const acked: [string, number][] = [];
+    const writers = Array.from({ length: 8 }, async (_, w) => {
+      for (let i = 0; !stop; i++) acked.push([`/rc/${w}/${i}`, mustOk(await s.create(`/rc/${w}/${i}`, 'x')).modRevision]);
+    });
+    const seen = new Map<string, number>();
+    const w = s.watch('/rc/', { afterRevision: s.currentRevision() || 0 }, (ev) => {
+      assert.ok(!seen.has(ev.kv.key), `duplicate event for ${ev.kv.key}`);
+      seen.set(ev.kv.key, ev.kv.modRevision);
+    });
+    for (let round = 0; round < 200; round++) {
+      const known = acked.slice();
+      const page = await s.list('/rc/');
+      for (const kv of page.kvs) assert.ok(kv.modRevision <= page.revision, 'list holds a write past its revision');
+      const listed = new Map(page.kvs.map((kv) => [kv.key, kv.modRevision]));
+      for (const [key, rev] of known) assert.equal(listed.get(key), rev, `acknowledged ${key} not listed`);
+      const [key, rev] = known.at(-1) ?? ['/rc/none', undefined];
+      assert.equal((await s.get(key))?.modRevision, rev);
+      assert.ok((await s.count('/rc/')) >= known.length);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    stop = true;
+    await Promise.all(writers);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(seen.size, acked.length);
+    w.stop();
     await s.close();
   });
 
   it('refuses a second open of the same file', async () => {
     const p = tempPath();
-    const s = SqliteStore.open({ path: p });
-    assert.throws(() => SqliteStore.open({ path: p, lockTimeoutMs: 50 }), /in use by another process/);
+    const s = SqliteStore.open({ path: p, writer });
+    for (const other of ['inline', 'thread'] as const) {
+      assert.throws(() => SqliteStore.open({ path: p, writer: other, lockTimeoutMs: 50 }), /in use by another process/);
+    }
     await s.close();
-    await SqliteStore.open({ path: p }).close();
+    await SqliteStore.open({ path: p, writer }).close();
+  });
+
+  it('refuses a database another process has open, and takes it over when that process dies', async () => {
+    const p = tempPath();
+    const script = fileURLToPath(new URL('./fixtures/writer.js', import.meta.url));
+    const child = spawn(process.execPath, [script, p, '1', writer], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+    assert.throws(() => SqliteStore.open({ path: p, writer, lockTimeoutMs: 50 }), /in use by another process/);
+    child.kill('SIGKILL');
+    await exited;
+    const s = SqliteStore.open({ path: p, writer, lockTimeoutMs: 50 });
+    assert.ok((await s.list('/kill/')).kvs.length >= 0);
+    await s.close();
   });
 
   it('keeps every acknowledged write across kill -9', async () => {
     const p = tempPath();
-    const writer = fileURLToPath(new URL('./fixtures/writer.js', import.meta.url));
-    const child = spawn(process.execPath, [writer, p, '8'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const script = fileURLToPath(new URL('./fixtures/writer.js', import.meta.url));
+    const child = spawn(process.execPath, [script, p, '8', writer], { stdio: ['ignore', 'pipe', 'inherit'] });
     const acked = new Map<string, number>();
     let buf = '';
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, sig) => resolve(sig)));
@@ -98,7 +158,7 @@ describe('SqliteStore', () => {
     assert.equal(signal, 'SIGKILL', 'the writer must be killed mid-stream');
     assert.ok(acked.size >= 3000);
 
-    const s = SqliteStore.open({ path: p });
+    const s = SqliteStore.open({ path: p, writer });
     const maxAcked = Math.max(...acked.values());
     assert.ok(s.currentRevision() >= maxAcked);
     const { kvs } = await s.list('/kill/');
@@ -111,7 +171,7 @@ describe('SqliteStore', () => {
 
   it('stays small after many updates and compaction, and keeps revisions across restart', async () => {
     const p = tempPath();
-    const s = SqliteStore.open({ path: p });
+    const s = SqliteStore.open({ path: p, writer });
     const value = (i: number) => JSON.stringify({ i, data: 'y'.repeat(300) });
     const first = await s.create('/big/one', value(0));
     assert.ok(first.ok);
@@ -133,7 +193,7 @@ describe('SqliteStore', () => {
     assert.equal((await s.get('/big/one'))?.value, value(total));
     await s.close();
 
-    const s2 = SqliteStore.open({ path: p });
+    const s2 = SqliteStore.open({ path: p, writer });
     assert.equal(s2.currentRevision(), rev);
     assert.equal(s2.compactedRevision(), rev);
     assert.equal((await s2.get('/big/one'))?.modRevision, rev);
@@ -142,10 +202,10 @@ describe('SqliteStore', () => {
 
   it('durability normal still reads back after reopen', async () => {
     const p = tempPath();
-    const s: Store = SqliteStore.open({ path: p, durability: 'normal' });
+    const s: Store = SqliteStore.open({ path: p, writer, durability: 'normal' });
     await s.create('/n', '1');
     await s.close();
-    const s2 = SqliteStore.open({ path: p });
+    const s2 = SqliteStore.open({ path: p, writer });
     assert.equal((await s2.get('/n'))?.value, '1');
     await s2.close();
   });

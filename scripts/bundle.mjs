@@ -1,0 +1,123 @@
+// Build step after tsc: bundles dist/src/cli/main.js into the single CommonJS file dist/k1s.cjs, then runs
+// `k1s server` once so bin/k1s writes the V8 code cache (dist/k1s.cjs.cache) that later starts load instead of
+// compiling the bundle. CommonJS because only classic scripts (vm.Script) can use a code cache without flags.
+// A failed warm-up is only a warning: bin/k1s then writes the cache on its first run.
+import { build } from 'esbuild';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const outfile = join(root, 'dist/k1s.cjs');
+
+rmSync(join(root, 'dist/k1s.mjs'), { force: true }); // the former ESM bundle
+rmSync(`${outfile}.cache`, { force: true });
+
+// fastify (~100 ms of module loading at every start) is bundled too, so the code cache covers it: the entry puts
+// the bundled copy into node's require cache under node_modules/fastify's own path, where the sources' own
+// createRequire(import.meta.url)('fastify') finds it. The rest of node_modules stays external: better-sqlite3
+// is native, and yaml, jose, @peculiar/x509 and fastify's schema compilers and light-my-request load lazily.
+const entry = `
+const Module = require('node:module');
+try {
+  const req = Module.createRequire(__filename);
+  const file = req.resolve('fastify');
+  if (!req.cache[file]) {
+    const m = new Module(file, module);
+    m.filename = file;
+    m.paths = Module._nodeModulePaths(require('node:path').dirname(file));
+    m.exports = require('fastify');
+    m.loaded = true;
+    req.cache[file] = m;
+  }
+} catch {
+  // no bundled fastify: the sources load node_modules/fastify themselves
+}
+module.exports = require('./dist/src/cli/main.js');
+`;
+const fastifyLazy = ['@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler', 'light-my-request'];
+
+const result = await build({
+  write: false,
+  stdin: { contents: entry, resolveDir: root, sourcefile: 'k1s-entry.cjs', loader: 'js' },
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  logLevel: 'warning',
+  outfile,
+  plugins: [
+    {
+      name: 'external-except-fastify',
+      setup(b) {
+        // like --packages=external, except fastify and what it requires at load time
+        b.onResolve({ filter: /^[^./]/ }, (args) => {
+          if (args.path.startsWith('node:')) return { path: args.path, external: true };
+          const bundled = args.path === 'fastify' || args.importer.includes('/node_modules/');
+          if (bundled && !fastifyLazy.includes(args.path)) return undefined;
+          return { path: args.path, external: true };
+        });
+      },
+    },
+  ],
+  // import.meta.url (createRequire, package.json lookup) is the bundle's own file URL.
+  define: { 'import.meta.url': '__k1s_import_meta_url' },
+  banner: {
+    js: [
+      // strict, as the ES modules it was built from were (the CommonJS packages inside carry their own directives)
+      '"use strict";',
+      'var __k1s_import_meta_url = require("node:url").pathToFileURL(__filename).href;',
+      // bin/k1s passes its own import(): the bundle runs as a vm.Script, where import() needs an experimental flag
+      'var __k1s_import = typeof __k1s_import === "function" ? __k1s_import : (specifier) => import(specifier);',
+    ].join('\n'),
+  },
+});
+// The bundle's remaining dynamic import()s are of external packages (jose); route them through __k1s_import.
+let code = result.outputFiles[0].text;
+const bannerEnd = code.indexOf('\n', code.indexOf('var __k1s_import =')) + 1;
+code = code.slice(0, bannerEnd) + code.slice(bannerEnd).replace(/(?<![\w$.])import\((?=["'`])/g, '__k1s_import(');
+// esbuild escapes non-ASCII characters in code (charset=ascii) but not in the comments it keeps; escaping those too
+// keeps the file ASCII, which bin/k1s decodes as latin1, several ms faster than UTF-8.
+code = code.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+// replaced in one step: a k1s starting meanwhile reads the old bundle or the new one, never half a file
+writeFileSync(`${outfile}.${process.pid}.tmp`, code);
+renameSync(`${outfile}.${process.pid}.tmp`, outfile);
+
+if (process.env.K1S_SKIP_CODE_CACHE_WARMUP !== '1') await warmUp();
+
+/** Starts `k1s server` on a scratch data dir, waits for the ready line, then stops it (the cache is written on exit). */
+async function warmUp() {
+  const dir = mkdtempSync(join(tmpdir(), 'k1s-warmup-'));
+  try {
+    const ok = await new Promise((resolve) => {
+      const child = spawn(process.execPath, [join(root, 'bin/k1s'), 'server', '--data-dir', dir, '--https-listen-port', '0'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, K1S_CODE_CACHE: 'write' },
+      });
+      let out = '';
+      let ready = false;
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      const onData = (d) => {
+        out += d;
+        if (!ready && /API server ready/.test(out)) {
+          ready = true;
+          // the server installs its SIGTERM handler just after the ready line; a clean stop fires 'exit'
+          setTimeout(() => child.kill('SIGTERM'), 300);
+        }
+      };
+      child.stdout.on('data', onData);
+      child.stderr.on('data', onData);
+      child.on('error', () => resolve(false));
+      child.on('exit', () => {
+        clearTimeout(timer);
+        if (!ready) process.stderr.write(out);
+        resolve(ready);
+      });
+    });
+    if (!ok || !existsSync(`${outfile}.cache`)) console.warn('warning: k1s warm-up run failed; no code cache written at build time');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
