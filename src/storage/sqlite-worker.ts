@@ -12,7 +12,7 @@ import {
 import type Database from 'better-sqlite3';
 import { SqliteCompaction } from './sqlite-compaction.js';
 import { openDatabase, readCurrentRevision, type Durability } from './sqlite-schema.js';
-import { SqliteWrites, type Applied, type WriteOp } from './sqlite-writes.js';
+import { SqliteWrites, type Applied, type WriteOp, batchTransaction, type BatchTransaction } from './sqlite-writes.js';
 import type { WatchEvent, WriteResult } from './types.js';
 
 export type Request =
@@ -55,7 +55,7 @@ class Writer {
   private rev: number;
   private readonly writes: SqliteWrites;
   private readonly compaction: SqliteCompaction;
-  private readonly applyBatch: Database.Transaction<(ops: WriteOp[], firstRev: number) => Applied[]>;
+  private readonly applyBatch: BatchTransaction;
 
   constructor(
     private readonly db: Database.Database,
@@ -65,14 +65,7 @@ class Writer {
     this.rev = readCurrentRevision(db);
     this.writes = new SqliteWrites(db);
     this.compaction = new SqliteCompaction(db);
-    this.applyBatch = db.transaction((ops: WriteOp[], firstRev: number) => {
-      let rev = firstRev;
-      return ops.map((op) => {
-        const a = this.writes.apply(op, rev);
-        if (a.result.ok) rev++;
-        return a;
-      });
-    });
+    this.applyBatch = batchTransaction(db, this.writes);
   }
 
   handle(req: Request): void {

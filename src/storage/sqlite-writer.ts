@@ -4,7 +4,7 @@
 import type Database from 'better-sqlite3';
 import { GroupCommit } from './group-commit.js';
 import { SqliteCompaction } from './sqlite-compaction.js';
-import { SqliteWrites, type Applied, type WriteOp } from './sqlite-writes.js';
+import { SqliteWrites, type Applied, type WriteOp, batchTransaction, type BatchTransaction } from './sqlite-writes.js';
 import type { WatchEvent, WriteResult } from './types.js';
 
 /** One committed transaction. */
@@ -42,7 +42,7 @@ export class InlineWriter implements StoreWriter {
   private readonly writes: SqliteWrites;
   private readonly compaction: SqliteCompaction;
   private readonly commits: GroupCommit<WriteOp, WriteResult>;
-  private readonly applyBatch: Database.Transaction<(ops: WriteOp[], firstRev: number) => Applied[]>;
+  private readonly applyBatch: BatchTransaction;
 
   constructor(
     private readonly db: Database.Database,
@@ -50,14 +50,7 @@ export class InlineWriter implements StoreWriter {
   ) {
     this.writes = new SqliteWrites(db);
     this.compaction = new SqliteCompaction(db);
-    this.applyBatch = db.transaction((ops: WriteOp[], firstRev: number) => {
-      let rev = firstRev;
-      return ops.map((op) => {
-        const a = this.writes.apply(op, rev);
-        if (a.result.ok) rev++;
-        return a;
-      });
-    });
+    this.applyBatch = batchTransaction(db, this.writes);
     this.commits = new GroupCommit({ commit: (ops) => this.commitBatch(ops), maxBatch: opts.maxBatch });
   }
 

@@ -75,3 +75,17 @@ export class SqliteWrites {
     }
   }
 }
+
+export type BatchTransaction = Database.Transaction<(ops: WriteOp[], firstRev: number) => Applied[]>;
+
+/** One transaction applying a batch in order; only successful writes consume a revision. */
+export function batchTransaction(db: Database.Database, writes: SqliteWrites): BatchTransaction {
+  return db.transaction((ops: WriteOp[], firstRev: number) => {
+    let rev = firstRev;
+    return ops.map((op) => {
+      const a = writes.apply(op, rev);
+      if (a.result.ok) rev++;
+      return a;
+    });
+  });
+}

@@ -1,14 +1,9 @@
+import { cluster as harnessCluster, rejection } from './registry-harness.js';
 // Shared fixtures of the workload tests: a strategy driver that mimics the registry (decode defaults, prepare,
 // validate), table cells, and an in-memory cluster serving the workload kinds through the real machinery.
-import { SqliteStore } from '../../../src/storage/sqlite.js';
-import { Registry } from '../../../src/apiserver/registry.js';
-import { LocalClient } from '../../../src/client/local.js';
-import { namespaceResource } from '../../../src/api/core-namespace.js';
-import { metaDefinitions } from '../../../src/api/meta.js';
-import { coreDefinitions } from '../../../src/api/core.js';
 import { appsResources } from '../../../src/api/apps.js';
 import { coreWorkloadResources } from '../../../src/api/core-workloads.js';
-import { errors, StatusError, type FieldError } from '../../../src/machinery/errors.js';
+import { errors, type FieldError } from '../../../src/machinery/errors.js';
 import type { KObject, ResourceDefinition, Strategy } from '../../../src/api/types.js';
 
 export type Obj = Record<string, unknown>;
@@ -64,21 +59,8 @@ export const template = (labels: Record<string, string> = { app: 'web' }, spec: 
 });
 
 /** An in-memory cluster with the default namespace and every workload kind. */
-export async function cluster() {
-  const store = SqliteStore.open({ path: ':memory:' });
-  const registry = new Registry(store, [namespaceResource, ...appsResources, ...coreWorkloadResources], [metaDefinitions, coreDefinitions]);
-  const client = new LocalClient(registry);
-  await client.resource('v1', 'namespaces').create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
-  return { client, registry, close: () => store.close() };
+export function cluster() {
+  return harnessCluster([...appsResources, ...coreWorkloadResources]);
 }
 
-/** The StatusError a promise rejects with. */
-export async function rejection(p: Promise<unknown>): Promise<StatusError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof StatusError) return e;
-    throw e;
-  }
-  throw new Error('expected a StatusError');
-}
+export { rejection };

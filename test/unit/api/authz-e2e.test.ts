@@ -8,19 +8,12 @@ import { metaDefinitions } from '../../../src/api/meta.js';
 import { coreDefinitions } from '../../../src/api/core.js';
 import { authzResources, NOT_AUTHORIZED_REASON, tokenReviewResource } from '../../../src/api/authz.js';
 import { StatusError } from '../../../src/machinery/errors.js';
+import { rejects } from './registry-harness.js';
 
 const AZ = 'authorization.k8s.io/v1';
 const AN = 'authentication.k8s.io/v1';
 const canCreatePods = { apiVersion: AZ, kind: 'SelfSubjectAccessReview', metadata: {}, spec: { resourceAttributes: { namespace: 'default', verb: 'create', resource: 'pods' } } };
 
-async function rejects(p: Promise<unknown>, code: number, message: string): Promise<void> {
-  await assert.rejects(p, (e: unknown) => {
-    assert.ok(e instanceof StatusError, String(e));
-    assert.equal(e.code, code);
-    assert.equal(e.message, message);
-    return true;
-  });
-}
 
 describe('access and token reviews through the registry', () => {
   let store: SqliteStore;

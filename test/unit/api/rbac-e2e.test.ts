@@ -7,19 +7,11 @@ import { namespaceResource } from '../../../src/api/core-namespace.js';
 import { metaDefinitions } from '../../../src/api/meta.js';
 import { coreDefinitions } from '../../../src/api/core.js';
 import { rbacResources } from '../../../src/api/rbac.js';
-import { StatusError } from '../../../src/machinery/errors.js';
+import { rejects } from './registry-harness.js';
 import type { KObject } from '../../../src/api/types.js';
 
 const RBAC = 'rbac.authorization.k8s.io/v1';
 
-async function rejects(p: Promise<unknown>, code: number, message: string): Promise<void> {
-  await assert.rejects(p, (e: unknown) => {
-    assert.ok(e instanceof StatusError, String(e));
-    assert.equal(e.code, code);
-    assert.equal(e.message, message);
-    return true;
-  });
-}
 
 describe('RBAC through the registry', () => {
   let store: SqliteStore;
