@@ -57,7 +57,9 @@ export class LocalClient implements Client {
     return {
       get: async (ns, name) => (await call('GET', path(ns, name), {})) as KObject,
       list: async (ns, params) => (await call('GET', path(ns), listQuery(params))) as ObjectList,
-      create: async (ns, obj, o) => (await call('POST', path(ns), writeQuery(o), JSON.stringify(obj))) as KObject,
+      // with a subresource, `obj` is the body posted to <name>/<subresource> (pods/binding, pods/eviction)
+      create: async (ns, obj, o) =>
+        (await call('POST', o?.subresource ? path(ns, obj.metadata.name, o.subresource) : path(ns), writeQuery(o), JSON.stringify(obj))) as KObject,
       update: async (ns, obj, o) =>
         (await call('PUT', path(ns, obj.metadata.name, o?.subresource), writeQuery(o), JSON.stringify(obj))) as KObject,
       patch: async (ns, name, type, patch, o) =>

@@ -3,10 +3,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { builtinResources, baseDefinitions } from '../api/index.js';
-import { namespaceLifecycle } from '../apiserver/admission-namespace.js';
 import { HealthChecks } from '../apiserver/health.js';
-import { Registry } from '../apiserver/registry.js';
 import { buildApiServer } from '../apiserver/server.js';
 import { LocalClient } from '../client/local.js';
 import { NamespaceController } from '../controllers/namespace.js';
@@ -14,15 +11,10 @@ import { defaultServingNames, ensurePki, type PkiFiles } from '../pki/pki.js';
 import { kubeconfigYaml, writeKubeconfig } from '../pki/kubeconfig.js';
 import { Compactor } from '../storage/compactor.js';
 import { SqliteStore } from '../storage/sqlite.js';
-import { bootstrapNamespaces, ensureObjects, ensureReadOnly } from './bootstrap.js';
-import { csrRequester } from '../apiserver/admission-csr.js';
-import { serviceAllocation } from '../apiserver/admission-service-ip.js';
-import { componentStatuses, kubernetesService } from '../api/core-more.js';
-import { builtinPriorityClasses, priorityClassAdmission } from '../api/scheduling.js';
 import { ServiceAccountTokens } from '../pki/service-account-tokens.js';
-import { serviceAccountAuthenticator, tokenRequestHandler } from '../apiserver/serviceaccount-token.js';
-import { registerPodActions } from '../apiserver/pod-actions.js';
 import { versionInfo } from './version.js';
+import { buildClusterApi, bootstrapClusterObjects } from './api.js';
+import type { Registry } from '../apiserver/registry.js';
 
 export interface ClusterOptions {
   dataDir: string;
@@ -72,22 +64,8 @@ export class Cluster {
     phase(`storage opened at revision ${store.currentRevision()}`);
 
     const tokens = await ServiceAccountTokens.load(pki.serviceAccount.keyPem, pki.serviceAccount.publicKeyPem);
-    // TokenReview asks the same authenticator the API server uses for bearer tokens (bound once the registry exists)
-    let authenticateToken: ReturnType<typeof serviceAccountAuthenticator> = async () => undefined;
-    const verifyToken = async (token: string, audiences: string[]) => {
-      const user = await authenticateToken(token, audiences.length ? audiences : undefined);
-      return user ? { user, audiences: audiences.length ? audiences : [tokens.issuer] } : undefined;
-    };
-    const registry = new Registry(store, builtinResources({ verifyToken }), baseDefinitions());
-    registry.admission.add(namespaceLifecycle(() => registry.mustLookup('', 'v1', 'namespaces')));
-    registry.admission.add(priorityClassAdmission());
-    registry.admission.add(csrRequester());
-    registry.admission.add(
-      serviceAllocation({ serviceCIDR: opts.serviceCIDR ?? '10.43.0.0/16', nodePortRange: [30000, 32767] }, () => registry.mustLookup('', 'v1', 'services')),
-    );
-    registry.handleAction('', 'serviceaccounts', 'token', tokenRequestHandler(tokens));
-    registerPodActions(registry);
-    authenticateToken = serviceAccountAuthenticator(tokens, registry);
+    const api = buildClusterApi(store, { serviceCIDR: opts.serviceCIDR, tokens });
+    const { registry, client } = api;
     const health = new HealthChecks();
     let bootstrapped = false;
     health.addLive('ping', () => {});
@@ -102,15 +80,11 @@ export class Cluster {
       registry,
       tls: { key: pki.server.keyPem, cert: pki.server.certPem, ca: pki.ca.certPem },
       health,
-      authenticateToken: (t) => authenticateToken(t),
+      authenticateToken: (t) => api.authenticateToken(t),
       version: versionInfo(),
       watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs },
     });
-    const client = new LocalClient(registry);
-    await bootstrapNamespaces(client);
-    await ensureObjects(client, builtinPriorityClasses(), () => 'priorityclasses');
-    await ensureObjects(client, [kubernetesService(opts.serviceCIDR ?? '10.43.0.0/16')], () => 'services');
-    await ensureReadOnly(registry.mustLookup('', 'v1', 'componentstatuses'), componentStatuses());
+    await bootstrapClusterObjects(api, opts.serviceCIDR);
     bootstrapped = true;
     phase('system namespaces ready');
 

@@ -1,0 +1,257 @@
+// An informer: a list + watch cache of one resource with event handlers and indexes (client-go's shared informer).
+// Handlers run synchronously on each event, so they must only enqueue keys; controllers read the cache.
+import type { KObject } from '../api/types.js';
+import { StatusError } from '../machinery/errors.js';
+import type { Client, ClientWatchEvent } from './types.js';
+
+export interface InformerHandler {
+  add?(obj: KObject): void;
+  update?(oldObj: KObject, newObj: KObject): void;
+  delete?(obj: KObject): void;
+}
+
+export type IndexFunc = (obj: KObject) => string[];
+
+export interface InformerOptions {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** what to log through when the watch fails (default console.error) */
+  log?: (line: string) => void;
+}
+
+/** `namespace/name` for namespaced objects, `name` for cluster-scoped ones (cache.MetaNamespaceKeyFunc). */
+export function objectKey(obj: { metadata: { namespace?: string; name?: string } }): string {
+  const ns = obj.metadata.namespace;
+  return ns ? `${ns}/${obj.metadata.name}` : obj.metadata.name!;
+}
+
+export function splitKey(key: string): { namespace: string; name: string } {
+  const i = key.indexOf('/');
+  return i < 0 ? { namespace: '', name: key } : { namespace: key.slice(0, i), name: key.slice(i + 1) };
+}
+
+export class Informer {
+  private readonly items = new Map<string, KObject>();
+  private readonly handlers: InformerHandler[] = [];
+  private readonly indexers = new Map<string, IndexFunc>();
+  private readonly indexes = new Map<string, Map<string, Set<string>>>();
+  private watch?: { stop(): void };
+  private synced = false;
+  private stopped = false;
+  private syncWaiters: (() => void)[] = [];
+  private starting?: Promise<void>;
+  private lastRV = '';
+  private restartTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly client: Client,
+    readonly apiVersion: string,
+    readonly plural: string,
+    private readonly opts: InformerOptions = {},
+  ) {
+    this.addIndex('namespace', (o) => [o.metadata.namespace ?? '']);
+  }
+
+  addHandler(h: InformerHandler): void {
+    this.handlers.push(h);
+    // A late handler sees what is already cached, as client-go replays adds to new handlers.
+    if (this.synced) for (const o of this.items.values()) h.add?.(o);
+  }
+
+  addIndex(name: string, fn: IndexFunc): void {
+    if (this.indexers.has(name)) return;
+    this.indexers.set(name, fn);
+    const idx = new Map<string, Set<string>>();
+    this.indexes.set(name, idx);
+    for (const [k, o] of this.items) for (const v of fn(o)) addTo(idx, v, k);
+  }
+
+  start(): Promise<void> {
+    this.starting ??= this.listAndWatch();
+    return this.starting;
+  }
+
+  hasSynced(): boolean {
+    return this.synced;
+  }
+
+  waitForSync(): Promise<void> {
+    if (this.synced) return Promise.resolve();
+    return new Promise((res) => this.syncWaiters.push(res));
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.watch?.stop();
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+  }
+
+  get(namespace: string, name: string): KObject | undefined {
+    return this.items.get(namespace ? `${namespace}/${name}` : name);
+  }
+
+  getByKey(key: string): KObject | undefined {
+    return this.items.get(key);
+  }
+
+  /** Everything cached, or everything in one namespace. */
+  list(namespace?: string): KObject[] {
+    if (namespace === undefined) return [...this.items.values()];
+    return this.byIndex('namespace', namespace);
+  }
+
+  byIndex(index: string, value: string): KObject[] {
+    const keys = this.indexes.get(index)?.get(value);
+    if (!keys) return [];
+    const out: KObject[] = [];
+    for (const k of keys) {
+      const o = this.items.get(k);
+      if (o) out.push(o);
+    }
+    return out;
+  }
+
+  get size(): number {
+    return this.items.size;
+  }
+
+  /** The resourceVersion the cache has seen up to. */
+  get resourceVersion(): string {
+    return this.lastRV;
+  }
+
+  private rc() {
+    return this.client.resource(this.apiVersion, this.plural);
+  }
+
+  private async listAndWatch(): Promise<void> {
+    if (this.stopped) return;
+    const ns = this.opts.namespace ?? '';
+    const list = await this.rc().list(ns, { labelSelector: this.opts.labelSelector, fieldSelector: this.opts.fieldSelector });
+    const seen = new Set<string>();
+    for (const o of list.items) {
+      const key = objectKey(o);
+      seen.add(key);
+      this.apply(key, o);
+    }
+    for (const [key, o] of [...this.items]) if (!seen.has(key)) this.remove(key, o);
+    this.lastRV = list.metadata.resourceVersion ?? '';
+    this.synced = true;
+    for (const w of this.syncWaiters.splice(0)) w();
+    if (this.stopped) return;
+    this.watch = await this.rc().watch(
+      ns,
+      { resourceVersion: this.lastRV, allowWatchBookmarks: true, labelSelector: this.opts.labelSelector, fieldSelector: this.opts.fieldSelector },
+      (ev) => this.onEvent(ev),
+    );
+  }
+
+  private onEvent(ev: ClientWatchEvent): void {
+    if (this.stopped) return;
+    if (ev.type === 'ERROR') {
+      // 410 Expired and other watch failures: relist (deletes seen as missing keys), then watch again
+      const st = ev.object as unknown as { message?: string };
+      (this.opts.log ?? console.error)(`k1s: informer ${this.plural}: watch ended (${st.message ?? 'error'}); relisting`);
+      this.restart();
+      return;
+    }
+    if (ev.object.metadata.resourceVersion) this.lastRV = ev.object.metadata.resourceVersion;
+    if (ev.type === 'BOOKMARK') return;
+    const key = objectKey(ev.object);
+    if (ev.type === 'DELETED') {
+      const old = this.items.get(key);
+      this.remove(key, old ?? ev.object);
+    } else this.apply(key, ev.object);
+  }
+
+  private restart(): void {
+    this.watch?.stop();
+    this.watch = undefined;
+    if (this.restartTimer || this.stopped) return;
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = undefined;
+      this.listAndWatch().catch((e) => {
+        (this.opts.log ?? console.error)(`k1s: informer ${this.plural}: ${e instanceof StatusError ? e.message : e}`);
+        this.restart();
+      });
+    }, 200);
+    this.restartTimer.unref?.();
+  }
+
+  private apply(key: string, obj: KObject): void {
+    const old = this.items.get(key);
+    if (old && old.metadata.resourceVersion === obj.metadata.resourceVersion) return;
+    if (old) this.unindex(key, old);
+    this.items.set(key, obj);
+    for (const [name, fn] of this.indexers) for (const v of fn(obj)) addTo(this.indexes.get(name)!, v, key);
+    for (const h of this.handlers) {
+      try {
+        if (old) h.update?.(old, obj);
+        else h.add?.(obj);
+      } catch (e) {
+        console.error(`k1s: informer ${this.plural} handler:`, e);
+      }
+    }
+  }
+
+  private remove(key: string, obj: KObject): void {
+    const had = this.items.get(key);
+    if (had) {
+      this.unindex(key, had);
+      this.items.delete(key);
+    }
+    if (!had) return;
+    for (const h of this.handlers) {
+      try {
+        h.delete?.(obj);
+      } catch (e) {
+        console.error(`k1s: informer ${this.plural} handler:`, e);
+      }
+    }
+  }
+
+  private unindex(key: string, obj: KObject): void {
+    for (const [name, fn] of this.indexers) {
+      const idx = this.indexes.get(name)!;
+      for (const v of fn(obj)) {
+        const s = idx.get(v);
+        if (!s) continue;
+        s.delete(key);
+        if (!s.size) idx.delete(v);
+      }
+    }
+  }
+}
+
+function addTo(idx: Map<string, Set<string>>, v: string, key: string): void {
+  let s = idx.get(v);
+  if (!s) idx.set(v, (s = new Set()));
+  s.add(key);
+}
+
+/** One informer per resource, shared by every controller of a cluster (SharedInformerFactory). */
+export class InformerFactory {
+  private readonly informers = new Map<string, Informer>();
+
+  constructor(
+    private readonly client: Client,
+    private readonly log?: (line: string) => void,
+  ) {}
+
+  informer(apiVersion: string, plural: string): Informer {
+    const k = `${apiVersion}/${plural}`;
+    let inf = this.informers.get(k);
+    if (!inf) this.informers.set(k, (inf = new Informer(this.client, apiVersion, plural, { log: this.log })));
+    return inf;
+  }
+
+  /** Starts every informer created so far and waits until all have listed. */
+  async start(): Promise<void> {
+    await Promise.all([...this.informers.values()].map((i) => i.start()));
+  }
+
+  stop(): void {
+    for (const i of this.informers.values()) i.stop();
+  }
+}

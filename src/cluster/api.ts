@@ -1,0 +1,59 @@
+// The API machinery of one cluster (registry, admission chain, actions) over a store, without the HTTPS server:
+// Cluster.start serves it, and controller tests run the same thing in process.
+import { builtinResources, baseDefinitions } from '../api/index.js';
+import { namespaceLifecycle } from '../apiserver/admission-namespace.js';
+import { Registry } from '../apiserver/registry.js';
+import { LocalClient } from '../client/local.js';
+import { csrRequester } from '../apiserver/admission-csr.js';
+import { serviceAllocation } from '../apiserver/admission-service-ip.js';
+import { componentStatuses, kubernetesService } from '../api/core-more.js';
+import { builtinPriorityClasses, priorityClassAdmission } from '../api/scheduling.js';
+import type { ServiceAccountTokens } from '../pki/service-account-tokens.js';
+import { serviceAccountAuthenticator, tokenRequestHandler } from '../apiserver/serviceaccount-token.js';
+import { registerPodActions } from '../apiserver/pod-actions.js';
+import type { Store } from '../storage/types.js';
+import type { UserInfo } from '../apiserver/context.js';
+import { bootstrapNamespaces, ensureObjects, ensureReadOnly } from './bootstrap.js';
+
+export interface ClusterApiOptions {
+  /** the Service cluster-IP range (default 10.43.0.0/16) */
+  serviceCIDR?: string;
+  /** service-account token signer; without it TokenRequest and token authentication are off */
+  tokens?: ServiceAccountTokens;
+}
+
+export interface ClusterApi {
+  registry: Registry;
+  client: LocalClient;
+  /** bearer-token authentication for the HTTPS server */
+  authenticateToken(token: string, audiences?: string[]): Promise<UserInfo | undefined>;
+}
+
+export function buildClusterApi(store: Store, opts: ClusterApiOptions = {}): ClusterApi {
+  const serviceCIDR = opts.serviceCIDR ?? '10.43.0.0/16';
+  // TokenReview asks the same authenticator the API server uses for bearer tokens (bound once the registry exists)
+  let authenticateToken: (token: string, audiences?: string[]) => Promise<UserInfo | undefined> = async () => undefined;
+  const verifyToken = async (token: string, audiences: string[]) => {
+    const user = await authenticateToken(token, audiences.length ? audiences : undefined);
+    return user ? { user, audiences: audiences.length ? audiences : [opts.tokens?.issuer ?? ''] } : undefined;
+  };
+  const registry = new Registry(store as never, builtinResources({ verifyToken }), baseDefinitions());
+  registry.admission.add(namespaceLifecycle(() => registry.mustLookup('', 'v1', 'namespaces')));
+  registry.admission.add(priorityClassAdmission());
+  registry.admission.add(csrRequester());
+  registry.admission.add(serviceAllocation({ serviceCIDR, nodePortRange: [30000, 32767] }, () => registry.mustLookup('', 'v1', 'services')));
+  if (opts.tokens) {
+    registry.handleAction('', 'serviceaccounts', 'token', tokenRequestHandler(opts.tokens));
+    authenticateToken = serviceAccountAuthenticator(opts.tokens, registry);
+  }
+  registerPodActions(registry);
+  return { registry, client: new LocalClient(registry), authenticateToken: (t, a) => authenticateToken(t, a) };
+}
+
+/** The objects every cluster has: system namespaces, built-in PriorityClasses, the kubernetes Service. */
+export async function bootstrapClusterObjects(api: ClusterApi, serviceCIDR = '10.43.0.0/16'): Promise<void> {
+  await bootstrapNamespaces(api.client);
+  await ensureObjects(api.client, builtinPriorityClasses(), () => 'priorityclasses');
+  await ensureObjects(api.client, [kubernetesService(serviceCIDR)], () => 'services');
+  await ensureReadOnly(api.registry.mustLookup('', 'v1', 'componentstatuses'), componentStatuses());
+}

@@ -1,0 +1,105 @@
+// A real in-process k1s (store, registry, admission, in-process client) with chosen controllers running, for
+// controller tests. Nothing is faked: controllers see the API exactly as in a running cluster.
+import { buildClusterApi, bootstrapClusterObjects } from '../../../src/cluster/api.js';
+import type { LocalClient } from '../../../src/client/local.js';
+import type { Registry } from '../../../src/apiserver/registry.js';
+import { ControllerManager, type ControllerFactory } from '../../../src/controllers/manager.js';
+import type { KObject } from '../../../src/api/types.js';
+import { rfc3339 } from '../../../src/machinery/object.js';
+import { SqliteStore } from '../../../src/storage/sqlite.js';
+
+export interface ControllerCluster {
+  client: LocalClient;
+  registry: Registry;
+  manager: ControllerManager;
+  logs: string[];
+  /** polls `fn` until it returns a truthy value (default 10 s), else throws with `what` */
+  waitFor<T>(what: string, fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs?: number): Promise<T>;
+  close(): Promise<void>;
+}
+
+export async function controllerCluster(controllers: ControllerFactory[], opts: { now?: () => number } = {}): Promise<ControllerCluster> {
+  const store = SqliteStore.open({ path: ':memory:' });
+  const api = buildClusterApi(store);
+  await bootstrapClusterObjects(api);
+  const logs: string[] = [];
+  const manager = new ControllerManager({ client: api.client, controllers, leaderElection: false, log: (l) => logs.push(l), now: opts.now });
+  await manager.start();
+  return {
+    client: api.client,
+    registry: api.registry,
+    manager,
+    logs,
+    waitFor: (what, fn, timeoutMs) => waitFor(what, fn, timeoutMs),
+    async close() {
+      await manager.stop();
+      store.close();
+    },
+  };
+}
+
+export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 10_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v as T;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** What a kubelet would write for a running, ready pod (for controller tests without nodes). */
+export async function markPodRunning(client: LocalClient, pod: KObject, opts: { ready?: boolean; nodeName?: string; readySince?: number } = {}): Promise<KObject> {
+  const ready = opts.ready ?? true;
+  const t = rfc3339(opts.readySince ?? Date.now());
+  const rc = client.resource('v1', 'pods');
+  const ns = pod.metadata.namespace!;
+  const name = pod.metadata.name!;
+  if (opts.nodeName && !(pod.spec as { nodeName?: string })?.nodeName) {
+    await client.resource('v1', 'pods').create(ns, { apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace: ns }, target: { kind: 'Node', name: opts.nodeName } } as KObject, { subresource: 'binding' }).catch(() => undefined);
+  }
+  const cur = await rc.get(ns, name);
+  const status = {
+    ...(cur.status as object),
+    phase: 'Running',
+    startTime: t,
+    podIP: '10.42.0.10',
+    conditions: [
+      { type: 'Initialized', status: 'True', lastTransitionTime: t },
+      { type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: t },
+      { type: 'ContainersReady', status: ready ? 'True' : 'False', lastTransitionTime: t },
+      { type: 'PodScheduled', status: 'True', lastTransitionTime: t },
+    ],
+  };
+  return rc.update(ns, { ...cur, status } as KObject, { subresource: 'status' });
+}
+
+/** Sets a pod's phase to Succeeded or Failed (containers terminated with the exit code). */
+export async function markPodFinished(client: LocalClient, pod: KObject, phase: 'Succeeded' | 'Failed', exitCode = phase === 'Succeeded' ? 0 : 1): Promise<KObject> {
+  const rc = client.resource('v1', 'pods');
+  const cur = await rc.get(pod.metadata.namespace!, pod.metadata.name!);
+  const t = rfc3339();
+  const containers = ((cur.spec as { containers?: { name: string; image?: string }[] }).containers ?? []).map((c) => ({
+    name: c.name,
+    image: c.image ?? '',
+    imageID: '',
+    ready: false,
+    restartCount: 0,
+    state: { terminated: { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', startedAt: t, finishedAt: t } },
+  }));
+  const status = {
+    ...(cur.status as object),
+    phase,
+    containerStatuses: containers,
+    conditions: [
+      { type: 'Ready', status: 'False', reason: 'PodCompleted', lastTransitionTime: t },
+      { type: 'ContainersReady', status: 'False', reason: 'PodCompleted', lastTransitionTime: t },
+    ],
+  };
+  return rc.update(cur.metadata.namespace!, { ...cur, status } as KObject, { subresource: 'status' });
+}
