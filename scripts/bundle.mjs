@@ -18,7 +18,8 @@ rmSync(`${outfile}.cache`, { force: true });
 // fastify (~100 ms of module loading at every start) is bundled too, so the code cache covers it: the entry puts
 // the bundled copy into node's require cache under node_modules/fastify's own path, where the sources' own
 // createRequire(import.meta.url)('fastify') finds it. The rest of node_modules stays external: better-sqlite3
-// is native, and yaml, jose, @peculiar/x509 and fastify's schema compilers and light-my-request load lazily.
+// is native, and yaml, jose and fastify's schema compilers and light-my-request load lazily. @peculiar/x509 is
+// bundled as a lazily evaluated module (only fresh data dirs create certificates), so the cache covers it too.
 const entry = `
 const Module = require('node:module');
 try {
@@ -55,7 +56,7 @@ const result = await build({
         // like --packages=external, except fastify and what it requires at load time
         b.onResolve({ filter: /^[^./]/ }, (args) => {
           if (args.path.startsWith('node:')) return { path: args.path, external: true };
-          const bundled = args.path === 'fastify' || args.importer.includes('/node_modules/');
+          const bundled = args.path === 'fastify' || args.path === '@peculiar/x509' || args.importer.includes('/node_modules/');
           if (bundled && !fastifyLazy.includes(args.path)) return undefined;
           return { path: args.path, external: true };
         });

@@ -7,7 +7,6 @@
 // millisecond (RSA 2048 takes tens to hundreds), and every Kubernetes client
 // accepts it.
 import { KeyObject, X509Certificate, createPrivateKey, createPublicKey, generateKeyPairSync, webcrypto } from 'node:crypto';
-import { createRequire } from 'node:module';
 import type * as X509 from '@peculiar/x509';
 
 /** A certificate and its private key, PEM encoded (key: PKCS#8 "PRIVATE KEY"). */
@@ -29,13 +28,14 @@ const ECDSA_SHA256 = { name: 'ECDSA', hash: 'SHA-256' } as const;
 const subtleCrypto = webcrypto as unknown as Crypto;
 
 /**
- * Lazily loads @peculiar/x509 (after the Reflect polyfill it requires); node
- * caches both. require() rather than import(): the package is CommonJS only, and
- * loading it through the ESM loader costs another ~20-30 ms of export scanning.
+ * Lazily loads @peculiar/x509 (after the Reflect polyfill it requires). import() rather than require() so the
+ * single-file build bundles it as a lazily evaluated module covered by the V8 code cache (fresh data dirs spend
+ * most of their start-up here); the package is CommonJS, so its exports are the namespace's default.
  */
 async function loadX509(): Promise<typeof X509> {
   await import('./reflect-shim.js');
-  const x509 = createRequire(import.meta.url)('@peculiar/x509') as typeof X509;
+  const mod = (await import('@peculiar/x509')) as typeof X509 & { default?: typeof X509 };
+  const x509 = mod.default?.cryptoProvider ? mod.default : mod;
   x509.cryptoProvider.set(subtleCrypto); // idempotent: always the same provider
   return x509;
 }
