@@ -11,6 +11,7 @@ import { builtinPriorityClasses, priorityClassAdmission } from '../api/schedulin
 import type { ServiceAccountTokens } from '../pki/service-account-tokens.js';
 import { serviceAccountAuthenticator, tokenRequestHandler } from '../apiserver/serviceaccount-token.js';
 import { registerPodActions } from '../apiserver/pod-actions.js';
+import { cachedTokenAuthenticator } from '../apiserver/token-cache.js';
 import type { Store } from '../storage/types.js';
 import type { UserInfo } from '../apiserver/context.js';
 import { bootstrapNamespaces, ensureObjects, ensureReadOnly } from './bootstrap.js';
@@ -44,7 +45,7 @@ export function buildClusterApi(store: Store, opts: ClusterApiOptions = {}): Clu
   registry.admission.add(serviceAllocation({ serviceCIDR, nodePortRange: [30000, 32767] }, () => registry.mustLookup('', 'v1', 'services')));
   if (opts.tokens) {
     registry.handleAction('', 'serviceaccounts', 'token', tokenRequestHandler(opts.tokens));
-    authenticateToken = serviceAccountAuthenticator(opts.tokens, registry);
+    authenticateToken = cachedTokenAuthenticator(serviceAccountAuthenticator(opts.tokens, registry));
   }
   registerPodActions(registry);
   return { registry, client: new LocalClient(registry), authenticateToken: (t, a) => authenticateToken(t, a) };
