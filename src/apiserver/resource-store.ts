@@ -204,8 +204,11 @@ export class ResourceStore {
     st.defaults?.(obj);
     let errs: FieldError[];
     if (subresource === 'status') {
-      // the status subresource changes status and nothing else (metadata labels/annotations are kept from old)
+      // the status subresource changes status and annotations (kube's status strategies reset spec and labels but
+      // keep the new annotations: the deployment controller records revisions through deployments/status)
       const next: KObject = { ...clone(current), status: obj.status };
+      if (meta.annotations === undefined) delete next.metadata.annotations;
+      else next.metadata.annotations = meta.annotations;
       if (st.prepareForStatusUpdate) st.prepareForStatusUpdate(next, current);
       next.metadata.resourceVersion = meta.resourceVersion;
       errs = [...validateMetaUpdate(next, current, this.def), ...(st.validateStatusUpdate?.(next, current) ?? [])];
@@ -321,11 +324,14 @@ export class ResourceStore {
       meta.deletionTimestamp = rfc3339(now + (grace ?? 0) * 1000);
       meta.deletionGracePeriodSeconds = grace ?? 0;
       changed = true;
-    } else if (grace !== undefined && grace < (meta.deletionGracePeriodSeconds ?? 0)) {
-      // a shorter grace period may replace a longer one
-      meta.deletionTimestamp = rfc3339(now + grace * 1000);
-      meta.deletionGracePeriodSeconds = grace;
-      changed = true;
+    } else {
+      // a shorter grace period may replace a longer one; an explicit 0 (force delete) ends a graceful deletion
+      const shorter = grace ?? (opts.gracePeriodSeconds === 0 && st.gracePeriodSeconds ? 0 : undefined);
+      if (shorter !== undefined && shorter < (meta.deletionGracePeriodSeconds ?? 0)) {
+        meta.deletionTimestamp = rfc3339(now + shorter * 1000);
+        meta.deletionGracePeriodSeconds = shorter;
+        changed = true;
+      }
     }
     if (meta.generation !== undefined && changed && this.def.hasGeneration) meta.generation += 1;
     return changed;

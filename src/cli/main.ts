@@ -1,8 +1,10 @@
 // k1s command dispatch: one file per command.
+import { nodeCommand } from './node.js';
 import { serverCommand } from './server.js';
 
 const commands: Record<string, { summary: string; run: (args: string[]) => Promise<number | void> }> = {
-  server: { summary: 'run the API server (and, later, the rest of the cluster) in the foreground', run: serverCommand },
+  server: { summary: 'run the cluster (API server, controllers, scheduler, nodes) in the foreground', run: serverCommand },
+  node: { summary: 'add, remove or list simulated nodes of a running cluster', run: nodeCommand },
 };
 
 function usage(): string {

@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Cluster } from '../cluster/cluster.js';
+import { Quantity } from '../machinery/quantity.js';
 
 const help = `Usage: k1s server [flags]
 
@@ -13,7 +14,14 @@ Flags:
   --https-listen-port PORT   HTTPS port of the API server (default 6443)
   --bind-address ADDR        address to listen on (default 127.0.0.1)
   --write-kubeconfig FILE    write an admin kubeconfig (mode 0600) for this cluster to FILE
-  --disable-agent            do not run the embedded kubelet (API only)
+  --disable-agent            do not run the embedded kubelet (API, controllers and simulated nodes only)
+  --disable-controller-manager  run without controllers (objects are only stored)
+  --disable-scheduler        run without the scheduler (pods stay unbound unless spec.nodeName is set)
+  --cluster-cidr CIDR        the pod network nodes get /24s from (default 10.42.0.0/16)
+  --simulated-nodes N        register N simulated nodes k1s-sim-0… (no container runtime needed; default 0)
+  --simulated-node-cpu N     CPU capacity of each simulated node (default 32)
+  --simulated-node-memory Q  memory capacity of each simulated node (default 256Gi)
+  --simulated-node-pods N    pod capacity of each simulated node (default 110)
   -h, --help                 show this help`;
 
 export function defaultDataDir(): string {
@@ -31,6 +39,13 @@ export async function serverCommand(args: string[]): Promise<number> {
         'bind-address': { type: 'string' },
         'write-kubeconfig': { type: 'string' },
         'disable-agent': { type: 'boolean' },
+        'simulated-nodes': { type: 'string' },
+        'disable-controller-manager': { type: 'boolean' },
+        'disable-scheduler': { type: 'boolean' },
+        'cluster-cidr': { type: 'string' },
+        'simulated-node-cpu': { type: 'string' },
+        'simulated-node-memory': { type: 'string' },
+        'simulated-node-pods': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -48,6 +63,21 @@ export async function serverCommand(args: string[]): Promise<number> {
     console.error(`k1s server: --https-listen-port must be a port number (0-65535), got "${values['https-listen-port']}"`);
     return 2;
   }
+  const simCount = Number(values['simulated-nodes'] ?? '0');
+  if (!Number.isInteger(simCount) || simCount < 0 || simCount > 10_000) {
+    console.error(`k1s server: --simulated-nodes must be a whole number from 0 to 10000, got "${values['simulated-nodes']}"`);
+    return 2;
+  }
+  for (const flag of ['simulated-node-cpu', 'simulated-node-memory', 'simulated-node-pods'] as const) {
+    const v = values[flag];
+    if (v === undefined) continue;
+    try {
+      if (Quantity.parse(v).sign() <= 0) throw new Error('not positive');
+    } catch {
+      console.error(`k1s server: --${flag} must be a positive quantity such as 32, 500m or 256Gi, got "${v}"`);
+      return 2;
+    }
+  }
   let cluster: Cluster;
   try {
     cluster = await Cluster.start({
@@ -56,6 +86,15 @@ export async function serverCommand(args: string[]): Promise<number> {
       bindAddress: values['bind-address'] ?? '127.0.0.1',
       writeKubeconfig: values['write-kubeconfig'],
       disableAgent: values['disable-agent'] ?? false,
+      disableControllerManager: values['disable-controller-manager'] ?? false,
+      disableScheduler: values['disable-scheduler'] ?? false,
+      clusterCIDR: values['cluster-cidr'],
+      simulatedNodes: {
+        count: simCount,
+        cpu: values['simulated-node-cpu'],
+        memory: values['simulated-node-memory'],
+        pods: values['simulated-node-pods'],
+      },
     });
   } catch (e) {
     const err = e as NodeJS.ErrnoException;

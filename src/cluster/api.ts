@@ -12,6 +12,12 @@ import type { ServiceAccountTokens } from '../pki/service-account-tokens.js';
 import { serviceAccountAuthenticator, tokenRequestHandler } from '../apiserver/serviceaccount-token.js';
 import { registerPodActions } from '../apiserver/pod-actions.js';
 import { cachedTokenAuthenticator } from '../apiserver/token-cache.js';
+import { serviceAccountAdmission } from '../apiserver/admission-serviceaccount.js';
+import { defaultTolerationSeconds } from '../apiserver/admission-default-tolerations.js';
+import { podPriorityAdmission } from '../apiserver/admission-priority.js';
+import { limitRangerAdmission } from '../apiserver/admission-limitranger.js';
+import { resourceQuotaAdmission } from '../apiserver/admission-resourcequota.js';
+import { metricsResources } from '../api/metrics.js';
 import type { Store } from '../storage/types.js';
 import type { UserInfo } from '../apiserver/context.js';
 import { bootstrapNamespaces, ensureObjects, ensureReadOnly } from './bootstrap.js';
@@ -19,6 +25,8 @@ import { bootstrapNamespaces, ensureObjects, ensureReadOnly } from './bootstrap.
 export interface ClusterApiOptions {
   /** the Service cluster-IP range (default 10.43.0.0/16) */
   serviceCIDR?: string;
+  /** serve metrics.k8s.io from simulated usage (default true; off = a cluster without metrics-server) */
+  metrics?: boolean;
   /** service-account token signer; without it TokenRequest and token authentication are off */
   tokens?: ServiceAccountTokens;
 }
@@ -28,6 +36,8 @@ export interface ClusterApi {
   client: LocalClient;
   /** bearer-token authentication for the HTTPS server */
   authenticateToken(token: string, audiences?: string[]): Promise<UserInfo | undefined>;
+  /** releases what the API keeps running (the metrics API's pod cache) */
+  stop(): void;
 }
 
 export function buildClusterApi(store: Store, opts: ClusterApiOptions = {}): ClusterApi {
@@ -41,14 +51,23 @@ export function buildClusterApi(store: Store, opts: ClusterApiOptions = {}): Clu
   const registry = new Registry(store as never, builtinResources({ verifyToken }), baseDefinitions());
   registry.admission.add(namespaceLifecycle(() => registry.mustLookup('', 'v1', 'namespaces')));
   registry.admission.add(priorityClassAdmission());
+  registry.admission.add(serviceAccountAdmission(() => registry.mustLookup('', 'v1', 'serviceaccounts')));
+  registry.admission.add(defaultTolerationSeconds());
+  registry.admission.add(podPriorityAdmission(() => registry.mustLookup('scheduling.k8s.io', 'v1', 'priorityclasses')));
   registry.admission.add(csrRequester());
   registry.admission.add(serviceAllocation({ serviceCIDR, nodePortRange: [30000, 32767] }, () => registry.mustLookup('', 'v1', 'services')));
   if (opts.tokens) {
     registry.handleAction('', 'serviceaccounts', 'token', tokenRequestHandler(opts.tokens));
     authenticateToken = cachedTokenAuthenticator(serviceAccountAuthenticator(opts.tokens, registry));
   }
+  registry.admission.add(limitRangerAdmission({ limitRanges: () => registry.mustLookup('', 'v1', 'limitranges') }));
+  // last, as in kube: it must see what the mutating plugins added (LimitRanger's defaults)
+  registry.admission.add(resourceQuotaAdmission({ quotas: () => registry.mustLookup('', 'v1', 'resourcequotas') }));
   registerPodActions(registry);
-  return { registry, client: new LocalClient(registry), authenticateToken: (t, a) => authenticateToken(t, a) };
+  // metrics.k8s.io as metrics-server serves it, from simulated usage (kubectl top, the HPA)
+  const metrics = opts.metrics === false ? undefined : metricsResources({ store });
+  for (const d of metrics?.definitions ?? []) registry.add(d);
+  return { registry, client: new LocalClient(registry), authenticateToken: (t, a) => authenticateToken(t, a), stop: () => metrics?.stop() };
 }
 
 /** The objects every cluster has: system namespaces, built-in PriorityClasses, the kubernetes Service. */

@@ -6,7 +6,10 @@ import type { FastifyInstance } from 'fastify';
 import { HealthChecks } from '../apiserver/health.js';
 import { buildApiServer } from '../apiserver/server.js';
 import { LocalClient } from '../client/local.js';
-import { NamespaceController } from '../controllers/namespace.js';
+import { ControllerManager } from '../controllers/manager.js';
+import { defaultControllers } from '../controllers/index.js';
+import { schedulerFactory } from '../scheduler/scheduler.js';
+import { DEFAULT_SIM_CAPACITY, SimulatedNodes } from '../kubelet/simulated-nodes.js';
 import { defaultServingNames, ensurePki, type PkiFiles } from '../pki/pki.js';
 import { kubeconfigYaml, writeKubeconfig } from '../pki/kubeconfig.js';
 import { Compactor } from '../storage/compactor.js';
@@ -27,6 +30,13 @@ export interface ClusterOptions {
   durability?: 'full' | 'normal';
   /** the Service cluster-IP range (default 10.43.0.0/16) */
   serviceCIDR?: string;
+  /** simulated nodes registered at start (capacity strings as Kubernetes quantities) */
+  simulatedNodes?: { count: number; cpu?: string; memory?: string; pods?: string };
+  /** run without the controller manager / the scheduler (API-only use, as k3s' --disable-* flags) */
+  disableControllerManager?: boolean;
+  disableScheduler?: boolean;
+  /** the pod network (default 10.42.0.0/16) */
+  clusterCIDR?: string;
   /** watch bookmark period (default 60 s) */
   bookmarkIntervalMs?: number;
 }
@@ -88,9 +98,6 @@ export class Cluster {
     bootstrapped = true;
     phase('system namespaces ready');
 
-    const nsController = new NamespaceController(client, registry);
-    await nsController.start();
-    stoppers.unshift(() => nsController.stop());
 
     await app.listen({ port: opts.port, host: opts.bindAddress });
     stoppers.unshift(() => app.close());
@@ -108,6 +115,29 @@ export class Cluster {
     }
     if (!(await health.isReady())) throw new Error('k1s: API server did not become ready');
     log(`k1s API server ready at ${url} (${Math.round(performance.now() - t0)} ms)`);
+    stoppers.unshift(() => api.stop());
+
+    // Control plane and nodes start after the API is ready (they are its clients, as in Kubernetes).
+    if (!opts.disableControllerManager) {
+      const controllers = new ControllerManager({
+        client,
+        log,
+        controllers: defaultControllers({ definitions: registry.definitions, caPem: pki.ca.certPem, clusterCIDR: opts.clusterCIDR }),
+      });
+      await controllers.start();
+      stoppers.unshift(() => controllers.stop());
+    }
+    if (!opts.disableScheduler) {
+      const scheduler = new ControllerManager({ client, log, leaseName: 'kube-scheduler', controllers: [schedulerFactory()] });
+      await scheduler.start();
+      stoppers.unshift(() => scheduler.stop());
+    }
+    const sim = opts.simulatedNodes;
+    const simulated = new SimulatedNodes({ client, log, capacity: simCapacity(sim) });
+    // adopts Nodes added at run time (k1s node add --simulated) even when none are asked for at start
+    await simulated.start({ count: sim?.count ?? 0 });
+    stoppers.unshift(() => simulated.stop());
+    if (sim?.count) phase(`${sim.count} simulated node${sim.count > 1 ? 's' : ''} registered`);
     return new Cluster(opts, store, registry, app, pki, url, client, stoppers);
   }
 
@@ -120,4 +150,12 @@ export class Cluster {
       }
     }
   }
+}
+
+function simCapacity(sim: ClusterOptions['simulatedNodes']): Record<string, string> {
+  return {
+    cpu: sim?.cpu ?? DEFAULT_SIM_CAPACITY.cpu,
+    memory: sim?.memory ?? DEFAULT_SIM_CAPACITY.memory,
+    pods: sim?.pods ?? DEFAULT_SIM_CAPACITY.pods,
+  };
 }

@@ -14,6 +14,8 @@ export interface ControllerManagerOptions {
   controllers: ControllerFactory[];
   log?: (line: string) => void;
   identity?: string;
+  /** the Lease in kube-system (default kube-controller-manager; the scheduler uses kube-scheduler) */
+  leaseName?: string;
   /** no Lease (single-process tests) */
   leaderElection?: boolean;
   now?: () => number;
@@ -42,7 +44,7 @@ export class ControllerManager {
     if (this.opts.leaderElection === false) return this.startControllers();
     this.elector = new LeaderElector(this.opts.client, {
       namespace: 'kube-system',
-      name: 'kube-controller-manager',
+      name: this.opts.leaseName ?? 'kube-controller-manager',
       identity: this.identity,
       log: this.opts.log,
       now: this.opts.now,

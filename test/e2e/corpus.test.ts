@@ -8,7 +8,8 @@ import { kubectl, kubectlVersions, removeDir, repoRoot, startServer, type K1sSer
 
 let server: K1sServer;
 before(async () => {
-  server = await startServer();
+  // API behaviour only: stored objects stay as written (a kube-apiserver without controller manager or scheduler)
+  server = await startServer({ extraArgs: ['--disable-controller-manager', '--disable-scheduler'] });
 });
 after(async () => {
   await server.stop();
@@ -45,6 +46,8 @@ for (const version of kubectlVersions) {
     before(async () => {
       k = kubectl(server, version);
       await k.ok(['create', 'namespace', ns]);
+      // no controller manager here: the ServiceAccount admission needs the default account made by hand
+      await k.ok(['create', 'serviceaccount', 'default', '-n', ns]);
     });
 
     it('applies a valid manifest of every kind and reads back the defaults', async () => {

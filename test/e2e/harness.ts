@@ -105,3 +105,19 @@ export function kubectl(server: K1sServer, version: string) {
   };
   return { run: k, ok, version };
 }
+
+/** Polls `fn` every 100 ms until it returns a truthy value (default 60 s), else fails naming `what`. */
+export async function until<T>(fn: () => Promise<T | undefined | false>, what = 'condition', timeoutMs = 60_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -1,11 +1,13 @@
 // A real in-process k1s (store, registry, admission, in-process client) with chosen controllers running, for
 // controller tests. Nothing is faked: controllers see the API exactly as in a running cluster.
-import { buildClusterApi, bootstrapClusterObjects } from '../../../src/cluster/api.js';
+import { buildClusterApi, bootstrapClusterObjects, type ClusterApi, type ClusterApiOptions } from '../../../src/cluster/api.js';
 import type { LocalClient } from '../../../src/client/local.js';
 import type { Registry } from '../../../src/apiserver/registry.js';
 import { ControllerManager, type ControllerFactory } from '../../../src/controllers/manager.js';
 import type { KObject } from '../../../src/api/types.js';
 import { rfc3339 } from '../../../src/machinery/object.js';
+import { serviceAccountController } from '../../../src/controllers/serviceaccount.js';
+import { StatusError } from '../../../src/machinery/errors.js';
 import { SqliteStore } from '../../../src/storage/sqlite.js';
 
 export interface ControllerCluster {
@@ -18,12 +20,26 @@ export interface ControllerCluster {
   close(): Promise<void>;
 }
 
-export async function controllerCluster(controllers: ControllerFactory[], opts: { now?: () => number } = {}): Promise<ControllerCluster> {
+export async function controllerCluster(controllers: ControllerFactory[], opts: {
+    now?: () => number;
+    /** add admission plugins or actions before the cluster starts */
+    configure?: (api: ClusterApi) => void;
+    api?: ClusterApiOptions;
+    /** run the ServiceAccount controller, as every cluster does (pods need their namespace's default SA); default true */
+    serviceAccounts?: boolean;
+  } = {}): Promise<ControllerCluster> {
   const store = SqliteStore.open({ path: ':memory:' });
-  const api = buildClusterApi(store);
+  const api = buildClusterApi(store, opts.api);
+  opts.configure?.(api);
   await bootstrapClusterObjects(api);
+  // what the ServiceAccount controller would have made by now: pods in `default` pass ServiceAccount admission
+  await api.client
+    .resource('v1', 'serviceaccounts')
+    .create('default', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: 'default' } })
+    .catch(() => undefined);
   const logs: string[] = [];
-  const manager = new ControllerManager({ client: api.client, controllers, leaderElection: false, log: (l) => logs.push(l), now: opts.now });
+  const all = opts.serviceAccounts === false ? controllers : [serviceAccountController(), ...controllers];
+  const manager = new ControllerManager({ client: api.client, controllers: all, leaderElection: false, log: (l) => logs.push(l), now: opts.now });
   await manager.start();
   return {
     client: api.client,
@@ -33,6 +49,7 @@ export async function controllerCluster(controllers: ControllerFactory[], opts: 
     waitFor: (what, fn, timeoutMs) => waitFor(what, fn, timeoutMs),
     async close() {
       await manager.stop();
+      api.stop();
       store.close();
     },
   };
@@ -53,8 +70,23 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined |
   }
 }
 
+/** Retries a read-modify-write on 409 Conflict (controllers may write the same pod meanwhile). */
+async function retryOnConflict<T>(fn: () => Promise<T>): Promise<T> {
+  for (let i = 0; ; i++) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (!(e instanceof StatusError && e.code === 409) || i >= 10) throw e;
+    }
+  }
+}
+
 /** What a kubelet would write for a running, ready pod (for controller tests without nodes). */
-export async function markPodRunning(client: LocalClient, pod: KObject, opts: { ready?: boolean; nodeName?: string; readySince?: number } = {}): Promise<KObject> {
+export function markPodRunning(client: LocalClient, pod: KObject, opts: { ready?: boolean; nodeName?: string; readySince?: number } = {}): Promise<KObject> {
+  return retryOnConflict(() => writePodRunning(client, pod, opts));
+}
+
+async function writePodRunning(client: LocalClient, pod: KObject, opts: { ready?: boolean; nodeName?: string; readySince?: number } = {}): Promise<KObject> {
   const ready = opts.ready ?? true;
   const t = rfc3339(opts.readySince ?? Date.now());
   const rc = client.resource('v1', 'pods');
@@ -80,7 +112,11 @@ export async function markPodRunning(client: LocalClient, pod: KObject, opts: { 
 }
 
 /** Sets a pod's phase to Succeeded or Failed (containers terminated with the exit code). */
-export async function markPodFinished(client: LocalClient, pod: KObject, phase: 'Succeeded' | 'Failed', exitCode = phase === 'Succeeded' ? 0 : 1): Promise<KObject> {
+export function markPodFinished(client: LocalClient, pod: KObject, phase: 'Succeeded' | 'Failed', exitCode = phase === 'Succeeded' ? 0 : 1): Promise<KObject> {
+  return retryOnConflict(() => writePodFinished(client, pod, phase, exitCode));
+}
+
+async function writePodFinished(client: LocalClient, pod: KObject, phase: 'Succeeded' | 'Failed', exitCode: number): Promise<KObject> {
   const rc = client.resource('v1', 'pods');
   const cur = await rc.get(pod.metadata.namespace!, pod.metadata.name!);
   const t = rfc3339();
@@ -102,4 +138,10 @@ export async function markPodFinished(client: LocalClient, pod: KObject, phase: 
     ],
   };
   return rc.update(cur.metadata.namespace!, { ...cur, status } as KObject, { subresource: 'status' });
+}
+
+/** Creates a namespace and waits for its default ServiceAccount (what the e2e framework of Kubernetes does too). */
+export async function createNamespace(client: LocalClient, name: string): Promise<void> {
+  await client.resource('v1', 'namespaces').create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } as KObject);
+  await waitFor(`default ServiceAccount in ${name}`, () => client.resource('v1', 'serviceaccounts').get(name, 'default'));
 }

@@ -1,0 +1,99 @@
+// Simulated resource usage, as a kubelet's summary API would report it to metrics-server: each running container
+// uses what the pod's `sim.k1s.dev/cpu-usage` / `sim.k1s.dev/memory-usage` annotation says (one quantity for every
+// container, or a JSON map by container name), else its own request. A node uses the sum of its running pods.
+import { Quantity } from '../machinery/quantity.js';
+import type { KeyValue, Store, Watch, WatchEvent } from '../storage/types.js';
+import type { KObject } from './types.js';
+
+export const CPU_USAGE_ANNOTATION = 'sim.k1s.dev/cpu-usage';
+export const MEMORY_USAGE_ANNOTATION = 'sim.k1s.dev/memory-usage';
+
+const ANNOTATION: Record<string, string> = { cpu: CPU_USAGE_ANNOTATION, memory: MEMORY_USAGE_ANNOTATION };
+
+interface ContainerLike {
+  name: string;
+  resources?: { requests?: Record<string, unknown> };
+}
+
+interface PodLike extends KObject {
+  spec?: { nodeName?: string; containers?: ContainerLike[] };
+  status?: { phase?: string };
+}
+
+function quantity(v: unknown): Quantity | undefined {
+  try {
+    return v === undefined || v === null || v === '' ? undefined : Quantity.fromJSON(v);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The annotation's value for one container: a plain quantity applies to all, a JSON object names containers. */
+function annotated(pod: KObject, resource: string, container: string): Quantity | undefined {
+  const raw = pod.metadata.annotations?.[ANNOTATION[resource]];
+  if (raw === undefined) return undefined;
+  const text = raw.trim();
+  if (text.startsWith('{')) {
+    try {
+      return quantity((JSON.parse(text) as Record<string, unknown>)[container]);
+    } catch {
+      return undefined;
+    }
+  }
+  return quantity(text);
+}
+
+/** Whether a pod has running containers to report (metrics-server only knows pods the kubelet runs). */
+export function podReportsMetrics(pod: KObject): boolean {
+  const p = pod as PodLike;
+  return p.status?.phase === 'Running' && !!p.spec?.nodeName;
+}
+
+/** Per-container usage of cpu and memory (zero when neither annotated nor requested). */
+export function containerUsage(pod: KObject): { name: string; usage: { cpu: Quantity; memory: Quantity } }[] {
+  return ((pod as PodLike).spec?.containers ?? []).map((c) => {
+    const of = (r: string, format: 'DecimalSI' | 'BinarySI') =>
+      annotated(pod, r, c.name) ?? quantity(c.resources?.requests?.[r]) ?? Quantity.fromInt(0, format);
+    return { name: c.name, usage: { cpu: of('cpu', 'DecimalSI'), memory: of('memory', 'BinarySI') } };
+  });
+}
+
+/**
+ * Running pods by node, fed by a store watch (the way NamespaceStates follows namespaces), so NodeMetrics can be
+ * computed synchronously from a node object.
+ */
+export class PodsByNode {
+  private readonly byKey = new Map<string, KObject>();
+  private watch?: Watch;
+  readonly ready: Promise<void>;
+
+  constructor(
+    private readonly store: Store,
+    private readonly podPrefix = '/registry/core/pods/',
+  ) {
+    this.ready = this.start();
+  }
+
+  private async start(): Promise<void> {
+    const page = await this.store.list(this.podPrefix);
+    for (const kv of page.kvs) this.record({ type: 'ADDED', kv });
+    this.watch = this.store.watch(this.podPrefix, { afterRevision: page.revision }, (ev) => this.record(ev));
+  }
+
+  private record(ev: WatchEvent | { type: 'ADDED'; kv: KeyValue }): void {
+    if (ev.type === 'DELETED') {
+      this.byKey.delete(ev.kv.key);
+      return;
+    }
+    this.byKey.set(ev.kv.key, JSON.parse(ev.kv.value) as KObject);
+  }
+
+  /** The pods on a node that report metrics. */
+  onNode(node: string): KObject[] {
+    return [...this.byKey.values()].filter((p) => (p as PodLike).spec?.nodeName === node && podReportsMetrics(p));
+  }
+
+  stop(): void {
+    this.watch?.stop();
+  }
+}

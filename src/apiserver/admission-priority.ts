@@ -1,0 +1,64 @@
+// Priority admission for pods (plugin/pkg/admission/priority): resolve spec.priorityClassName to spec.priority and
+// preemptionPolicy, apply the globalDefault PriorityClass to pods that name none, refuse unknown classes. The
+// system classes and "no class, no default" are already resolved at create (applyDefaultPriority).
+import { errors } from '../machinery/errors.js';
+import { SYSTEM_PRIORITY_CLASSES } from '../api/core-pod-admission.js';
+import type { KObject } from '../api/types.js';
+import type { AdmissionPlugin } from './admission.js';
+import { listObjects } from './resource-list.js';
+import type { ResourceStore } from './resource-store.js';
+
+interface PriorityClass extends KObject {
+  value?: number;
+  globalDefault?: boolean;
+  preemptionPolicy?: string;
+}
+
+interface PodSpecPriority {
+  priorityClassName?: string;
+  priority?: number | null;
+  preemptionPolicy?: string;
+}
+
+export function podPriorityAdmission(priorityClasses: () => ResourceStore): AdmissionPlugin {
+  return {
+    name: 'Priority',
+    admit({ store, operation, object }) {
+      if (operation !== 'CREATE' || store.def.group !== '' || store.def.plural !== 'pods') return;
+      const spec = ((object as { spec?: PodSpecPriority }).spec ??= {});
+      const name = spec.priorityClassName ?? '';
+      if (name in SYSTEM_PRIORITY_CLASSES) return;
+      return resolve(priorityClasses(), name).then((pc) => {
+        const podName = object.metadata.name ?? object.metadata.generateName ?? '';
+        if (name && !pc) throw errors.forbidden(store.gr, podName, `pods "${podName}" is forbidden: no PriorityClass with name ${name} was found`);
+        if (!pc) return;
+        const value = pc.value ?? 0;
+        // the defaulted 0 of a pod without a class is replaced by the global default's value
+        if (spec.priority !== undefined && spec.priority !== null && spec.priority !== value && !(name === '' && spec.priority === 0)) {
+          throw errors.forbidden(
+            store.gr,
+            podName,
+            `pods "${podName}" is forbidden: the integer value of priority (${spec.priority}) must not be provided in pod spec; priority admission controller computed ${value} from the given PriorityClass name`,
+          );
+        }
+        spec.priorityClassName = pc.metadata.name;
+        spec.priority = value;
+        spec.preemptionPolicy = pc.preemptionPolicy ?? 'PreemptLowerPriority';
+      });
+    },
+  };
+}
+
+async function resolve(store: ResourceStore, name: string): Promise<PriorityClass | undefined> {
+  if (name) {
+    try {
+      return (await store.get('', name)) as PriorityClass;
+    } catch (e) {
+      if ((e as { code?: number }).code === 404) return undefined;
+      throw e;
+    }
+  }
+  // the global default with the lowest value wins if several exist (getDefaultPriorityClass)
+  const defaults = (await listObjects(store, '', {})).items.filter((o) => (o as PriorityClass).globalDefault === true) as PriorityClass[];
+  return defaults.sort((a, b) => (a.value ?? 0) - (b.value ?? 0))[0];
+}

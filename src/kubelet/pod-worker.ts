@@ -1,0 +1,283 @@
+// One worker per pod (the kubelet's podWorkers + syncPod): it runs one sync at a time, triggered by pod updates,
+// runtime events, probe results and timers. A sync starts what should run (init containers in order, then the
+// rest, restarting per restartPolicy with CrashLoopBackOff), writes the status when it changed, and on deletion
+// stops the containers within the grace period, writes the final status and deletes the pod with grace 0.
+import type { Container, Pod, PodStatus } from '../api/core-pod-types.js';
+import type { Client } from '../client/types.js';
+import type { EventRecorder } from '../controllers/events.js';
+import { StatusError } from '../machinery/errors.js';
+import { deepEqual } from '../machinery/object.js';
+import { Backoff, goDuration } from './backoff.js';
+import { isRestartableInit, shouldRestart, type WaitingReason } from './container-status.js';
+import { generatePodStatus } from './pod-status.js';
+import { PodProber } from './prober.js';
+import type { PodRuntime, RuntimeContainer, RuntimePodStatus } from './runtime.js';
+
+export interface PodWorkerContext {
+  client: Client;
+  runtime: PodRuntime;
+  recorder: EventRecorder;
+  backoff: Backoff;
+  hostIPs: () => string[];
+  now: () => number;
+  log: (line: string) => void;
+  /** retry delay after a failed step (sandbox, status write) */
+  retryMs?: number;
+}
+
+const isTerminalPhase = (p?: string) => p === 'Succeeded' || p === 'Failed';
+/** format.Pod: name_namespace(uid) */
+const podDesc = (pod: Pod) => `${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`;
+
+export class PodWorker {
+  private running = false;
+  private again = false;
+  private closed = false;
+  private readonly waiting = new Map<string, WaitingReason>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly prober: PodProber;
+  private lastStatus?: PodStatus;
+  /** the kubelet will not start this pod's containers again */
+  private finished = false;
+  private killing?: { graceSeconds: number; done: boolean };
+  private deleteSent = false;
+  /** resolves when the pending sync loop finishes (tests, shutdown) */
+  private idle: Promise<void> = Promise.resolve();
+
+  constructor(
+    private pod: Pod,
+    private readonly ctx: PodWorkerContext,
+  ) {
+    this.prober = new PodProber({ runtime: ctx.runtime, onChange: () => this.kick(), now: ctx.now });
+    if (isTerminalPhase(pod.status?.phase)) this.finished = true;
+  }
+
+  get uid(): string {
+    return this.pod.metadata.uid!;
+  }
+
+  update(pod: Pod): void {
+    this.pod = pod;
+    this.kick();
+  }
+
+  /** asks for a sync; syncs never overlap, and one requested during a sync runs right after it */
+  kick(): void {
+    if (this.closed) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    this.idle = (async () => {
+      try {
+        do {
+          this.again = false;
+          try {
+            await this.sync();
+          } catch (e) {
+            this.ctx.log(`k1s: kubelet: pod ${this.pod.metadata.namespace}/${this.pod.metadata.name}: ${(e as Error).message}`);
+            this.after(this.ctx.retryMs ?? 1000);
+          }
+        } while (this.again && !this.closed);
+      } finally {
+        this.running = false;
+      }
+    })();
+  }
+
+  /** the pod is gone from the API: stop whatever still runs and forget it */
+  async removed(): Promise<void> {
+    this.close();
+    await this.idle;
+    await this.ctx.runtime.killPod(this.pod, { gracePeriodSeconds: 0 });
+    this.ctx.runtime.removePod(this.uid);
+    this.ctx.backoff.resetPrefix(`${this.uid}/`);
+  }
+
+  close(): void {
+    this.closed = true;
+    this.prober.stop();
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+  }
+
+  private after(ms: number): void {
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      this.kick();
+    }, Math.max(0, ms));
+    t.unref?.();
+    this.timers.add(t);
+  }
+
+  private async sync(): Promise<void> {
+    const pod = this.pod;
+    if (pod.metadata.deletionTimestamp || this.finished) return this.syncTerminating(pod);
+    let rs = this.ctx.runtime.podStatus(this.uid);
+    if (!rs?.sandboxReady) {
+      const sb = await this.ctx.runtime.ensureSandbox(pod);
+      if ('reason' in sb) {
+        this.ctx.recorder.event(pod, 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${sb.message}`);
+        await this.writeStatus(pod, this.ctx.runtime.podStatus(this.uid));
+        this.after(this.ctx.retryMs ?? 1000);
+        return;
+      }
+      rs = this.ctx.runtime.podStatus(this.uid);
+    }
+    await this.startContainers(pod, rs);
+    rs = this.ctx.runtime.podStatus(this.uid);
+    this.prober.sync(pod, rs);
+    const status = await this.writeStatus(pod, rs);
+    if ((status && isTerminalPhase(status.phase)) || this.regularContainersDone(pod, rs)) {
+      // Never/OnFailure pods whose containers are done: stop what is left (sidecars) and the sandbox
+      this.finished = true;
+      this.again = true;
+    }
+  }
+
+  /** computePodActions' KillPod: no regular container will run again, so sidecars stop and the pod finishes */
+  private regularContainersDone(pod: Pod, rs: RuntimePodStatus | undefined): boolean {
+    const containers = pod.spec?.containers ?? [];
+    return containers.length > 0 && containers.every((c) => {
+      const last = this.latest(rs, c.name ?? '');
+      return last?.state === 'exited' && !shouldRestart(pod, c, last);
+    });
+  }
+
+  private latest(rs: RuntimePodStatus | undefined, name: string): RuntimeContainer | undefined {
+    return rs?.containers.find((c) => c.name === name);
+  }
+
+  /** computePodActions + the start loop: init containers one by one, then every regular container */
+  private async startContainers(pod: Pod, rs: RuntimePodStatus | undefined): Promise<void> {
+    const policy = pod.spec?.restartPolicy ?? 'Always';
+    for (const c of pod.spec?.initContainers ?? []) {
+      const last = this.latest(rs, c.name ?? '');
+      if (isRestartableInit(c)) {
+        if (!last || (last.state === 'exited' && shouldRestart(pod, c, last))) {
+          if (!(await this.start(pod, c, last))) return;
+        }
+        continue;
+      }
+      if (!last) {
+        await this.start(pod, c, last);
+        return;
+      }
+      if (last.state === 'running' || last.state === 'created') return;
+      if (last.exitCode === 0) continue;
+      if (policy === 'Never') {
+        this.finished = true;
+        this.again = true;
+        return;
+      }
+      await this.start(pod, c, last);
+      return;
+    }
+    for (const c of pod.spec?.containers ?? []) {
+      const last = this.latest(rs, c.name ?? '');
+      if (!last || (last.state === 'exited' && shouldRestart(pod, c, last))) await this.start(pod, c, last);
+    }
+  }
+
+  /** starts (or restarts, unless backing off) one container; false when it did not start */
+  private async start(pod: Pod, c: Container, last: RuntimeContainer | undefined): Promise<boolean> {
+    const name = c.name ?? '';
+    const key = `${this.uid}/${name}`;
+    if (last?.state === 'exited') {
+      const finished = last.finishedAt ?? this.ctx.now();
+      if (this.ctx.backoff.isInBackOffSince(key, finished)) {
+        const message = `back-off ${goDuration(this.ctx.backoff.get(key))} restarting failed container=${name} pod=${podDesc(pod)}`;
+        this.waiting.set(name, { reason: 'CrashLoopBackOff', message });
+        this.ctx.recorder.event(pod, 'Warning', 'BackOff', `Back-off restarting failed container ${name} in pod ${podDesc(pod)}`);
+        this.after(this.ctx.backoff.readyAt(key, finished) - this.ctx.now() + 5);
+        return false;
+      }
+      this.ctx.backoff.next(key, finished);
+    }
+    this.ctx.recorder.event(pod, 'Normal', 'Pulled', `Container image "${c.image ?? ''}" already present on machine`);
+    const failure = await this.ctx.runtime.startContainer(pod, c, { attempt: last ? last.attempt + 1 : 0 });
+    if (failure) {
+      this.waiting.set(name, failure);
+      this.ctx.recorder.event(pod, 'Warning', 'Failed', `Error: ${failure.message}`);
+      this.after(this.ctx.retryMs ?? 1000);
+      return false;
+    }
+    this.waiting.delete(name);
+    this.ctx.recorder.event(pod, 'Normal', 'Created', `Created container: ${name}`);
+    this.ctx.recorder.event(pod, 'Normal', 'Started', `Started container ${name}`);
+    return true;
+  }
+
+  /** deleted or finished: kill within the grace period, write the final status, then let the API drop the pod */
+  private async syncTerminating(pod: Pod): Promise<void> {
+    const deleting = !!pod.metadata.deletionTimestamp;
+    const grace = deleting ? (pod.metadata.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30) : (pod.spec?.terminationGracePeriodSeconds ?? 30);
+    if (!this.killing || (!this.killing.done && grace < this.killing.graceSeconds)) {
+      const first = !this.killing;
+      const killing = (this.killing = { graceSeconds: grace, done: false as boolean });
+      if (first && deleting) {
+        for (const c of this.ctx.runtime.podStatus(this.uid)?.containers ?? []) {
+          if (c.state === 'running') this.ctx.recorder.event(pod, 'Normal', 'Killing', `Stopping container ${c.name}`);
+        }
+      }
+      void this.ctx.runtime.killPod(pod, { gracePeriodSeconds: grace }).then(() => {
+        killing.done = true;
+        this.kick();
+      });
+    }
+    const rs = this.ctx.runtime.podStatus(this.uid);
+    this.prober.sync(pod, rs);
+    if (!this.killing.done) {
+      await this.writeStatus(pod, rs);
+      return;
+    }
+    this.finished = true;
+    await this.writeStatus(pod, rs, { terminal: true });
+    if (deleting && !this.deleteSent) {
+      this.deleteSent = true;
+      try {
+        await this.ctx.client.resource('v1', 'pods').delete(pod.metadata.namespace!, pod.metadata.name!, { gracePeriodSeconds: 0, preconditions: { uid: this.uid } });
+      } catch (e) {
+        if (!(e instanceof StatusError && (e.code === 404 || e.code === 409))) {
+          this.deleteSent = false;
+          throw e;
+        }
+      }
+    }
+  }
+
+  /** the status manager: writes through the status subresource only when the status changed */
+  private async writeStatus(pod: Pod, rs: RuntimePodStatus | undefined, opts: { terminal?: boolean } = {}): Promise<PodStatus | undefined> {
+    const status = generatePodStatus({
+      pod,
+      runtime: rs,
+      old: this.lastStatus ?? pod.status,
+      waiting: this.waiting,
+      probes: (n) => this.prober.verdict(n),
+      podIsTerminal: opts.terminal ?? false,
+      hostIPs: this.ctx.hostIPs(),
+      now: this.ctx.now(),
+    });
+    if (this.lastStatus && deepEqual(status, this.lastStatus)) return status;
+    if (!this.lastStatus && deepEqual(status, pod.status)) {
+      this.lastStatus = status;
+      return status;
+    }
+    const rc = this.ctx.client.resource('v1', 'pods');
+    let cur: Pod = pod;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await rc.update(cur.metadata.namespace!, { ...cur, status } as Pod, { subresource: 'status' });
+        this.lastStatus = status;
+        return status;
+      } catch (e) {
+        if (!(e instanceof StatusError)) throw e;
+        if (e.code === 404) return undefined;
+        if (e.code !== 409 || attempt > 0) throw e;
+        cur = (await rc.get(cur.metadata.namespace!, cur.metadata.name!)) as Pod;
+        if (cur.metadata.uid !== this.uid) return undefined;
+      }
+    }
+  }
+}

@@ -1,0 +1,213 @@
+// Filter plugins of the default profile, in kube-scheduler 1.33's order: NodeUnschedulable, NodeName,
+// TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit. A node fails at the first plugin that rejects it;
+// reasons and codes are kube's (UnschedulableAndUnresolvable tells preemption not to bother with the node).
+import type { KObject } from '../api/types.js';
+import type { PodSpec, Toleration } from '../api/core-pod-types.js';
+import type { Taint } from '../api/core-node-validation.js';
+import { podHostPorts, podPriority, type HostPort, type NodeInfo } from './node-info.js';
+import { podRequests, type Resources } from './resources.js';
+
+export type StatusCode = 'Unschedulable' | 'UnschedulableAndUnresolvable';
+
+export interface FilterStatus {
+  plugin: string;
+  code: StatusCode;
+  reasons: string[];
+}
+
+export const REASON_UNSCHEDULABLE = 'node(s) were unschedulable';
+export const REASON_NODE_NAME = "node(s) didn't match the requested node name";
+export const REASON_NODE_PORTS = "node(s) didn't have free ports for the requested pod ports";
+export const REASON_NODE_AFFINITY = "node(s) didn't match Pod's node affinity/selector";
+export const REASON_TOO_MANY_PODS = 'Too many pods';
+export const untoleratedTaintReason = (t: Taint): string => `node(s) had untolerated taint {${t.key ?? ''}: ${t.value ?? ''}}`;
+
+export interface NodeSelectorRequirement {
+  key?: string;
+  operator?: string;
+  values?: string[];
+}
+
+export interface NodeSelectorTerm {
+  matchExpressions?: NodeSelectorRequirement[];
+  matchFields?: NodeSelectorRequirement[];
+}
+
+interface NodeAffinity {
+  requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: NodeSelectorTerm[] };
+  preferredDuringSchedulingIgnoredDuringExecution?: { weight?: number; preference?: NodeSelectorTerm }[];
+}
+
+/** What the filters and scores need of a pod, computed once per attempt (the PreFilter / PreScore state). */
+export interface PodInfo {
+  pod: KObject;
+  spec: PodSpec;
+  priority: number;
+  requests: Resources;
+  nonZero: { milliCPU: number; memory: number };
+  ports: HostPort[];
+  tolerations: Toleration[];
+  nodeSelector?: Record<string, string>;
+  requiredTerms?: NodeSelectorTerm[];
+  preferredTerms: { weight: number; preference: NodeSelectorTerm }[];
+}
+
+export function podInfo(pod: KObject): PodInfo {
+  const spec = ((pod as { spec?: PodSpec }).spec ?? {}) as PodSpec;
+  const na = (spec.affinity as { nodeAffinity?: NodeAffinity } | undefined)?.nodeAffinity;
+  const nz = podRequests(pod, { nonMissing: true });
+  return {
+    pod,
+    spec,
+    priority: podPriority(pod),
+    requests: podRequests(pod),
+    nonZero: { milliCPU: nz.milliCPU, memory: nz.memory },
+    ports: podHostPorts(pod),
+    tolerations: spec.tolerations ?? [],
+    nodeSelector: spec.nodeSelector && Object.keys(spec.nodeSelector).length ? spec.nodeSelector : undefined,
+    requiredTerms: na?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms,
+    preferredTerms: (na?.preferredDuringSchedulingIgnoredDuringExecution ?? [])
+      .filter((t) => t.weight && t.preference)
+      .map((t) => ({ weight: t.weight!, preference: t.preference! })),
+  };
+}
+
+// ---- tolerations (v1helper.TolerationsTolerateTaint) ----
+
+export function toleratesTaint(tol: Toleration, taint: Taint): boolean {
+  if (tol.effect && tol.effect !== taint.effect) return false;
+  if (tol.key !== undefined && tol.key !== '' && tol.key !== taint.key) return false;
+  const op = tol.operator || 'Equal';
+  if (op === 'Exists') return true;
+  if (op === 'Equal') return (tol.value ?? '') === (taint.value ?? '');
+  return false;
+}
+
+export function tolerated(tolerations: Toleration[], taint: Taint): boolean {
+  return tolerations.some((t) => toleratesTaint(t, taint));
+}
+
+function taintsOf(ni: NodeInfo): Taint[] {
+  return ((ni.node as { spec?: { taints?: Taint[] | null } } | undefined)?.spec?.taints ?? []) as Taint[];
+}
+
+function labelsOf(ni: NodeInfo): Record<string, string> {
+  return ni.node?.metadata.labels ?? {};
+}
+
+// ---- node selector terms (nodeaffinity.NodeSelector) ----
+
+function matchRequirement(r: NodeSelectorRequirement, value: string | undefined): boolean {
+  const vals = r.values ?? [];
+  switch (r.operator) {
+    case 'In':
+      return value !== undefined && vals.includes(value);
+    case 'NotIn':
+      return value === undefined || !vals.includes(value);
+    case 'Exists':
+      return value !== undefined;
+    case 'DoesNotExist':
+      return value === undefined;
+    case 'Gt':
+    case 'Lt': {
+      if (value === undefined || vals.length !== 1) return false;
+      const have = Number.parseInt(value, 10);
+      const want = Number.parseInt(vals[0], 10);
+      if (!/^-?\d+$/.test(value) || !/^-?\d+$/.test(vals[0])) return false;
+      return r.operator === 'Gt' ? have > want : have < want;
+    }
+    default:
+      return false;
+  }
+}
+
+/** A term matches when all its expressions and fields match; an empty term matches nothing. */
+export function termMatches(term: NodeSelectorTerm, labels: Record<string, string>, nodeName: string): boolean {
+  const exprs = term.matchExpressions ?? [];
+  const fields = term.matchFields ?? [];
+  if (!exprs.length && !fields.length) return false;
+  for (const r of exprs) if (!matchRequirement(r, r.key !== undefined && r.key in labels ? labels[r.key] : undefined)) return false;
+  for (const r of fields) {
+    // metadata.name is the only supported node field
+    if (r.key !== 'metadata.name') return false;
+    if (!matchRequirement(r, nodeName)) return false;
+  }
+  return true;
+}
+
+export function nodeMatchesRequiredAffinity(p: PodInfo, ni: NodeInfo): boolean {
+  const labels = labelsOf(ni);
+  if (p.nodeSelector) for (const [k, v] of Object.entries(p.nodeSelector)) if (labels[k] !== v) return false;
+  if (p.requiredTerms) return p.requiredTerms.some((t) => termMatches(t, labels, ni.name));
+  return true;
+}
+
+// ---- the filters ----
+
+type Filter = (p: PodInfo, ni: NodeInfo) => FilterStatus | undefined;
+
+const unresolvable = (plugin: string, reason: string): FilterStatus => ({ plugin, code: 'UnschedulableAndUnresolvable', reasons: [reason] });
+
+export const nodeUnschedulable: Filter = (p, ni) => {
+  const unsched = (ni.node as { spec?: { unschedulable?: boolean } } | undefined)?.spec?.unschedulable;
+  if (!unsched) return undefined;
+  if (tolerated(p.tolerations, { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' })) return undefined;
+  return unresolvable('NodeUnschedulable', REASON_UNSCHEDULABLE);
+};
+
+export const nodeName: Filter = (p, ni) => {
+  if (!p.spec.nodeName || p.spec.nodeName === ni.name) return undefined;
+  return unresolvable('NodeName', REASON_NODE_NAME);
+};
+
+export const taintToleration: Filter = (p, ni) => {
+  for (const t of taintsOf(ni)) {
+    if (t.effect !== 'NoSchedule' && t.effect !== 'NoExecute') continue;
+    if (!tolerated(p.tolerations, t)) return unresolvable('TaintToleration', untoleratedTaintReason(t));
+  }
+  return undefined;
+};
+
+export const nodeAffinity: Filter = (p, ni) => (nodeMatchesRequiredAffinity(p, ni) ? undefined : unresolvable('NodeAffinity', REASON_NODE_AFFINITY));
+
+export const nodePorts: Filter = (p, ni) => {
+  for (const port of p.ports) {
+    if (ni.portInUse(port)) return { plugin: 'NodePorts', code: 'Unschedulable', reasons: [REASON_NODE_PORTS] };
+  }
+  return undefined;
+};
+
+/** NodeResourcesFit: pod count, then cpu, memory, ephemeral storage and scalar resources against what is left. */
+export function insufficientResources(p: PodInfo, ni: NodeInfo): string[] {
+  const out: string[] = [];
+  const alloc = ni.allocatable;
+  const used = ni.requested;
+  if (ni.pods.size + 1 > alloc.allowedPods) out.push(REASON_TOO_MANY_PODS);
+  const r = p.requests;
+  const scalars = Object.entries(r.scalar);
+  if (r.milliCPU === 0 && r.memory === 0 && r.ephemeralStorage === 0 && scalars.length === 0) return out;
+  if (r.milliCPU > 0 && r.milliCPU > alloc.milliCPU - used.milliCPU) out.push('Insufficient cpu');
+  if (r.memory > 0 && r.memory > alloc.memory - used.memory) out.push('Insufficient memory');
+  if (r.ephemeralStorage > 0 && r.ephemeralStorage > alloc.ephemeralStorage - used.ephemeralStorage) out.push('Insufficient ephemeral-storage');
+  for (const [name, q] of scalars) {
+    if (q === 0) continue;
+    if (q > (alloc.scalar[name] ?? 0) - (used.scalar[name] ?? 0)) out.push(`Insufficient ${name}`);
+  }
+  return out;
+}
+
+export const nodeResourcesFit: Filter = (p, ni) => {
+  const reasons = insufficientResources(p, ni);
+  return reasons.length ? { plugin: 'NodeResourcesFit', code: 'Unschedulable', reasons } : undefined;
+};
+
+export const DEFAULT_FILTERS: readonly Filter[] = [nodeUnschedulable, nodeName, taintToleration, nodeAffinity, nodePorts, nodeResourcesFit];
+
+/** Runs the filters in order; the first rejection is the node's status, undefined means the node fits. */
+export function runFilters(p: PodInfo, ni: NodeInfo, filters: readonly Filter[] = DEFAULT_FILTERS): FilterStatus | undefined {
+  for (const f of filters) {
+    const s = f(p, ni);
+    if (s) return s;
+  }
+  return undefined;
+}

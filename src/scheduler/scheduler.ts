@@ -1,0 +1,290 @@
+// kube-scheduler's scheduling loop over the API: pending pods of this scheduler are queued, one at a time the
+// filters pick the feasible nodes and the scores the best one, the pod is assumed there in memory, and the
+// Binding is written asynchronously while the next pod is already being scheduled. Failures set
+// PodScheduled=False/Unschedulable and record FailedScheduling; the pod waits for a cluster event.
+import type { KObject } from '../api/types.js';
+import type { PodCondition, PodSpec } from '../api/core-pod-types.js';
+import type { Informer } from '../client/informer.js';
+import { objectKey } from '../client/informer.js';
+import type { Controller, ControllerContext } from '../controllers/controller.js';
+import type { ControllerFactory } from '../controllers/manager.js';
+import type { EventRecorder } from '../controllers/events.js';
+import { StatusError } from '../machinery/errors.js';
+import { deepEqual, rfc3339 } from '../machinery/object.js';
+import { podInfo, runFilters, type FilterStatus, type PodInfo } from './filters.js';
+import { diagnosePreemption, fitErrorMessage, NO_NODES_AVAILABLE } from './messages.js';
+import { SchedulerCache, type NodeInfo } from './node-info.js';
+import { SchedulingQueue, type QueuedPod } from './queue.js';
+import { scoreNodes, selectHost } from './scores.js';
+import { sameResources, nodeAllocatable } from './resources.js';
+
+export interface SchedulerOptions {
+  /** the spec.schedulerName this scheduler serves (default "default-scheduler") */
+  schedulerName?: string;
+  /** tie-breaking among equally scored nodes (tests may fix it) */
+  random?: () => number;
+  initialBackoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+type PodLike = KObject & { spec?: PodSpec; status?: { phase?: string; conditions?: PodCondition[]; nominatedNodeName?: string } };
+
+/** Plugins whose rejection a change of each node aspect may undo (their queueing hints, coarsely). */
+const ALL_NODE_PLUGINS = new Set(['NodeUnschedulable', 'NodeName', 'TaintToleration', 'NodeAffinity', 'NodePorts', 'NodeResourcesFit']);
+const POD_GONE_PLUGINS = new Set(['NodeResourcesFit', 'NodePorts']);
+
+const isTerminal = (p: PodLike) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
+
+/**
+ * How many feasible nodes to look for before scoring (numFeasibleNodesToFind with the adaptive percentage):
+ * every node up to 100, then a share shrinking from 50 % to 5 % but never fewer than 100.
+ */
+export function numFeasibleNodesToFind(numAllNodes: number): number {
+  if (numAllNodes < 100) return numAllNodes;
+  const pct = Math.max(5, 50 - Math.trunc(numAllNodes / 125));
+  return Math.max(100, Math.trunc((numAllNodes * pct) / 100));
+}
+
+export interface Placement {
+  host?: NodeInfo;
+  /** the filter status of every node that was rejected */
+  statuses: Map<NodeInfo, FilterStatus>;
+  /** where the next attempt starts filtering (nodes are visited round-robin) */
+  nextStart: number;
+}
+
+/**
+ * One scheduling decision over in-memory nodes: filter from `start` until enough feasible nodes are found, score
+ * them (unless only one is left) and pick the best. Pure apart from `random`.
+ */
+export function findPlacement(info: PodInfo, nodes: NodeInfo[], opts: { start?: number; random?: () => number } = {}): Placement {
+  const statuses = new Map<NodeInfo, FilterStatus>();
+  if (!nodes.length) return { statuses, nextStart: 0 };
+  const want = numFeasibleNodesToFind(nodes.length);
+  const feasible: NodeInfo[] = [];
+  const start = (opts.start ?? 0) % nodes.length;
+  let processed = 0;
+  for (; processed < nodes.length && feasible.length < want; processed++) {
+    const ni = nodes[(start + processed) % nodes.length];
+    const st = runFilters(info, ni);
+    if (st) statuses.set(ni, st);
+    else feasible.push(ni);
+  }
+  const nextStart = (start + processed) % nodes.length;
+  if (!feasible.length) return { statuses, nextStart };
+  const host = feasible.length === 1 ? feasible[0] : selectHost(scoreNodes(info, feasible), opts.random);
+  return { host, statuses, nextStart };
+}
+
+export class Scheduler implements Controller {
+  readonly name = 'scheduler';
+  readonly cache = new SchedulerCache();
+  readonly queue: SchedulingQueue;
+  private pods!: Informer;
+  private nodes!: Informer;
+  private readonly recorder: EventRecorder;
+  private readonly schedulerName: string;
+  private readonly random: () => number;
+  private nextStartNodeIndex = 0;
+  private stopped = false;
+
+  constructor(
+    private readonly ctx: ControllerContext,
+    opts: SchedulerOptions = {},
+  ) {
+    this.schedulerName = opts.schedulerName ?? 'default-scheduler';
+    this.random = opts.random ?? Math.random;
+    this.recorder = ctx.recorder(this.schedulerName);
+    this.queue = new SchedulingQueue({ now: () => ctx.now(), initialBackoffMs: opts.initialBackoffMs, maxBackoffMs: opts.maxBackoffMs });
+  }
+
+  setup(): void {
+    this.nodes = this.ctx.informers.informer('v1', 'nodes');
+    this.pods = this.ctx.informers.informer('v1', 'pods');
+    this.nodes.addHandler({
+      add: (n) => {
+        this.cache.setNode(n);
+        this.queue.moveOnEvent(ALL_NODE_PLUGINS);
+      },
+      update: (o, n) => {
+        this.cache.setNode(n);
+        const plugins = nodeChangePlugins(o, n);
+        if (plugins.size) this.queue.moveOnEvent(plugins);
+      },
+      delete: (n) => this.cache.removeNode(n.metadata.name!),
+    });
+    this.pods.addHandler({
+      add: (p) => this.onPod(undefined, p as PodLike),
+      update: (o, p) => this.onPod(o as PodLike, p as PodLike),
+      delete: (p) => this.onPodDeleted(p as PodLike),
+    });
+  }
+
+  run(): void {
+    void this.scheduleLoop();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.queue.close();
+  }
+
+  // ---- informer events ----
+
+  private responsible(p: PodLike): boolean {
+    return (p.spec?.schedulerName || 'default-scheduler') === this.schedulerName;
+  }
+
+  private pending(p: PodLike): boolean {
+    return !p.spec?.nodeName && !isTerminal(p) && !p.metadata.deletionTimestamp && this.responsible(p) && !p.spec?.schedulingGates?.length;
+  }
+
+  private onPod(old: PodLike | undefined, p: PodLike): void {
+    const key = objectKey(p);
+    if (p.spec?.nodeName) {
+      const wasCounted = old?.spec?.nodeName && !isTerminal(old);
+      this.queue.delete(key);
+      this.cache.updatePod(p);
+      // a finished pod frees its resources and ports
+      if (wasCounted && isTerminal(p)) this.queue.moveOnEvent(POD_GONE_PLUGINS);
+      return;
+    }
+    if (!this.pending(p)) {
+      this.queue.delete(key);
+      return;
+    }
+    if (!old || !this.pending(old)) {
+      this.queue.add({ key, uid: p.metadata.uid ?? '', priority: p.spec?.priority ?? 0, creation: Date.parse(p.metadata.creationTimestamp ?? '') || 0 });
+      return;
+    }
+    if (specOrMetaChanged(old, p)) this.queue.updated(key);
+  }
+
+  private onPodDeleted(p: PodLike): void {
+    this.queue.delete(objectKey(p));
+    const counted = p.spec?.nodeName && !isTerminal(p);
+    this.cache.removePod(p.metadata.uid ?? '');
+    if (counted) this.queue.moveOnEvent(POD_GONE_PLUGINS);
+  }
+
+  // ---- the scheduling loop ----
+
+  private async scheduleLoop(): Promise<void> {
+    let n = 0;
+    while (!this.stopped) {
+      const q = await this.queue.pop();
+      if (!q || this.stopped) return;
+      try {
+        this.scheduleOne(q);
+      } catch (e) {
+        this.ctx.log(`k1s: scheduler: ${q.key}: ${(e as Error).message}`);
+        this.queue.addBackoff(q.key);
+      }
+      // let bindings, status writes and informer events through now and then
+      if (++n % 32 === 0) await new Promise((r) => setImmediate(r));
+    }
+  }
+
+  private scheduleOne(q: QueuedPod): void {
+    const pod = this.pods.getByKey(q.key) as PodLike | undefined;
+    if (!pod || pod.metadata.uid !== q.uid || !this.pending(pod) || this.cache.isAssumed(q.uid)) {
+      this.queue.done(q.key);
+      return;
+    }
+    const info = podInfo(pod);
+    const nodes = this.cache.nodes();
+    if (nodes.length === 0) {
+      this.fail(q, pod, NO_NODES_AVAILABLE, []);
+      return;
+    }
+    const placement = findPlacement(info, nodes, { start: this.nextStartNodeIndex, random: this.random });
+    this.nextStartNodeIndex = placement.nextStart;
+    if (!placement.host) {
+      const { statuses } = placement;
+      const preemption = diagnosePreemption(info, nodes.length, statuses);
+      const msg = fitErrorMessage(nodes.length, statuses.values(), preemption.message);
+      this.fail(q, pod, msg, [...new Set([...statuses.values()].map((s) => s.plugin))]);
+      return;
+    }
+    this.cache.assume(pod, placement.host.name);
+    void this.bind(q, pod, placement.host.name);
+  }
+
+  private async bind(q: QueuedPod, pod: PodLike, node: string): Promise<void> {
+    const ns = pod.metadata.namespace!;
+    const name = pod.metadata.name!;
+    try {
+      await this.ctx.client.resource('v1', 'pods').create(
+        ns,
+        { apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace: ns, uid: pod.metadata.uid }, target: { apiVersion: 'v1', kind: 'Node', name: node } } as KObject,
+        { subresource: 'binding' },
+      );
+      this.queue.done(q.key);
+      this.recorder.event(pod, 'Normal', 'Scheduled', `Successfully assigned ${ns}/${name} to ${node}`);
+    } catch (e) {
+      this.cache.forget(pod.metadata.uid ?? '');
+      // already bound, being deleted or gone: nothing left to do for this pod
+      if (e instanceof StatusError && (e.code === 409 || e.code === 404)) {
+        this.queue.done(q.key);
+        return;
+      }
+      const msg = `Binding rejected: ${(e as Error).message}`;
+      this.ctx.log(`k1s: scheduler: ${q.key}: ${msg}`);
+      this.queue.addBackoff(q.key);
+      this.report(pod, msg, 'SchedulerError');
+    }
+  }
+
+  private fail(q: QueuedPod, pod: PodLike, message: string, plugins: string[]): void {
+    this.queue.addUnschedulable(q.key, plugins);
+    this.report(pod, message, 'Unschedulable');
+  }
+
+  /** FailedScheduling event plus the PodScheduled=False condition (written only when it changes). */
+  private report(pod: PodLike, message: string, reason: string): void {
+    this.recorder.event(pod, 'Warning', 'FailedScheduling', message);
+    const cur = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
+    const clearNominated = !!pod.status?.nominatedNodeName;
+    if (cur && cur.status === 'False' && cur.reason === reason && cur.message === message && !clearNominated) return;
+    const t = cur && cur.status === 'False' ? (cur.lastTransitionTime as string | undefined) : undefined;
+    const cond = { type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: t ?? rfc3339(this.ctx.now()), reason, message };
+    const status: Record<string, unknown> = { conditions: [cond] };
+    if (clearNominated) status.nominatedNodeName = null;
+    const ns = pod.metadata.namespace!;
+    this.ctx.client
+      .resource('v1', 'pods')
+      .patch(ns, pod.metadata.name!, 'strategic', { status }, { subresource: 'status' })
+      .catch((e) => {
+        if (e instanceof StatusError && (e.code === 404 || e.code === 409)) return;
+        this.ctx.log(`k1s: scheduler: status of ${ns}/${pod.metadata.name}: ${(e as Error).message}`);
+      });
+  }
+}
+
+/** Which plugins a node update may now satisfy (nodeaffinity/taint/fit/unschedulable queueing hints). */
+function nodeChangePlugins(o: KObject, n: KObject): Set<string> {
+  const out = new Set<string>();
+  const os = (o as { spec?: { unschedulable?: boolean; taints?: unknown } }).spec ?? {};
+  const ns = (n as { spec?: { unschedulable?: boolean; taints?: unknown } }).spec ?? {};
+  if (os.unschedulable && !ns.unschedulable) out.add('NodeUnschedulable');
+  if (!deepEqual(os.taints ?? [], ns.taints ?? [])) out.add('TaintToleration');
+  if (!deepEqual(o.metadata.labels ?? {}, n.metadata.labels ?? {})) out.add('NodeAffinity');
+  const oa = nodeAllocatable(o);
+  const na = nodeAllocatable(n);
+  if (oa.allowedPods !== na.allowedPods || !sameResources(oa, na)) out.add('NodeResourcesFit');
+  return out;
+}
+
+/** kube's isPodUpdated: anything but status, resourceVersion, generation and managedFields. */
+function specOrMetaChanged(o: PodLike, n: PodLike): boolean {
+  const strip = (p: PodLike) => {
+    const { resourceVersion: _rv, generation: _g, managedFields: _m, ...meta } = p.metadata;
+    return { meta, spec: p.spec };
+  };
+  return !deepEqual(strip(o), strip(n));
+}
+
+/** The scheduler as a ControllerFactory; run it under a ControllerManager with leaseName "kube-scheduler". */
+export function schedulerFactory(opts: SchedulerOptions = {}): ControllerFactory {
+  return (ctx) => new Scheduler(ctx, opts);
+}
