@@ -1,6 +1,7 @@
 // ControllerRevision history shared by the StatefulSet and DaemonSet controllers (pkg/controller/history, 1.33):
 // revision data is the owner's pod template as a strategic merge patch that replaces spec.template, encoded as Go's
 // encoding/json writes a map (sorted keys, HTML-safe escapes) so names and hashes come out as Kubernetes makes them.
+import { computeHash, safeEncode } from './deployment-hash.js';
 import type { KObject } from '../api/types.js';
 import type { Client } from '../client/types.js';
 import type { Informer } from '../client/informer.js';
@@ -56,20 +57,14 @@ export function fnv32(data: Uint8Array, seed = 0x811c9dc5): number {
 }
 
 /** FNV-1a 32-bit (hash/fnv New32a). */
+/** FNV-1a over the bytes, continuing from `seed` (hash.Hash32 written in parts). */
 export function fnv32a(data: Uint8Array, seed = 0x811c9dc5): number {
   let h = seed >>> 0;
   for (const b of data) h = Math.imul(h ^ b, 0x01000193) >>> 0;
   return h;
 }
 
-const ALPHANUMS = 'bcdfghjklmnpqrstvwxz2456789';
-
-/** rand.SafeEncodeString: every character mapped into an alphabet without vowels (no accidental words). */
-export function safeEncodeString(s: string): string {
-  let out = '';
-  for (const ch of s) out += ALPHANUMS[ch.codePointAt(0)! % ALPHANUMS.length];
-  return out;
-}
+export { safeEncode as safeEncodeString };
 
 /** ControllerRevisionName: `<prefix>-<hash>`, the prefix cut to 223 bytes. */
 export function controllerRevisionName(prefix: string, hash: string): string {
@@ -85,22 +80,12 @@ export function templatePatch(template: PodTemplate | undefined): Record<string,
 export function hashControllerRevision(data: unknown, collisionCount?: number): string {
   let h = fnv32(Buffer.from(goJson(data), 'utf8'));
   if (collisionCount !== undefined) h = fnv32(Buffer.from(String(collisionCount), 'utf8'), h);
-  return safeEncodeString(String(h));
+  return safeEncode(String(h));
 }
 
-/**
- * controller.ComputeHash, used for DaemonSet revisions: FNV-1a over the template, then the collision count as 8
- * little-endian bytes. Kubernetes hashes a spew dump of the Go struct; we hash its JSON instead, so the value is
- * stable and unique per template but not byte-identical to a real cluster's.
- */
+/** controller.ComputeHash, used for DaemonSet revisions: the same spew-based hash as a Deployment's pod-template-hash. */
 export function computeTemplateHash(template: PodTemplate | undefined, collisionCount?: number): string {
-  let h = fnv32a(Buffer.from(goJson(template ?? {}), 'utf8'));
-  if (collisionCount !== undefined) {
-    const b = Buffer.alloc(8);
-    b.writeUInt32LE(collisionCount >>> 0, 0);
-    h = fnv32a(b, h);
-  }
-  return safeEncodeString(String(h));
+  return computeHash(template ?? {}, collisionCount);
 }
 
 /** The pod template a revision restores (ApplyRevision of the replace patch). */
