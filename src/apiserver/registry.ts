@@ -34,6 +34,7 @@ export class Registry {
       schemas: this.schemas,
       admission: this.admission,
       kindSchema: (apiVersion, kind) => this.forKind(apiVersion, kind)?.def.schemaRef,
+      freezeWatchObjects: process.env.K1S_FREEZE_WATCH_OBJECTS === '1',
     });
     this.stores.set(k, rs);
     this.byKind.set(`${def.group}/${def.version}/${def.kind}`, rs);

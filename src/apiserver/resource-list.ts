@@ -200,8 +200,8 @@ function bookmark(rs: ResourceStore, rev: number, initialEnd: boolean): KObject 
 }
 
 function translate(rs: ResourceStore, pred: Predicate, ev: WatchEvent): WatchEventOut | undefined {
-  if (pred.empty) return { type: ev.type, object: rs.decode(ev.kv) };
-  const cur = rs.decode(ev.kv);
+  if (pred.empty) return { type: ev.type, object: rs.decodeShared(ev.kv) };
+  const cur = rs.decodeShared(ev.kv);
   const prev = ev.prev ? safeDecode(rs, ev.prev) : undefined;
   const prevMatch = prev ? pred.matches(prev) : false;
   if (ev.type === 'DELETED') return prevMatch || pred.matches(cur) ? { type: 'DELETED', object: cur } : undefined;
@@ -215,7 +215,7 @@ function translate(rs: ResourceStore, pred: Predicate, ev: WatchEvent): WatchEve
 
 function safeDecode(rs: ResourceStore, kv: KeyValue): KObject | undefined {
   try {
-    return rs.decode(kv);
+    return rs.decodeShared(kv);
   } catch {
     return undefined;
   }
