@@ -44,9 +44,10 @@ export function buildClusterApi(store: Store, opts: ClusterApiOptions = {}): Clu
   const serviceCIDR = opts.serviceCIDR ?? '10.43.0.0/16';
   // TokenReview asks the same authenticator the API server uses for bearer tokens (bound once the registry exists)
   let authenticateToken: (token: string, audiences?: string[]) => Promise<UserInfo | undefined> = async () => undefined;
+  let issuer = '';
   const verifyToken = async (token: string, audiences: string[]) => {
     const user = await authenticateToken(token, audiences.length ? audiences : undefined);
-    return user ? { user, audiences: audiences.length ? audiences : [opts.tokens?.issuer ?? ''] } : undefined;
+    return user ? { user, audiences: audiences.length ? audiences : [issuer] } : undefined;
   };
   const registry = new Registry(store as never, builtinResources({ verifyToken }), baseDefinitions());
   registry.admission.add(namespaceLifecycle(() => registry.mustLookup('', 'v1', 'namespaces')));
@@ -56,10 +57,12 @@ export function buildClusterApi(store: Store, opts: ClusterApiOptions = {}): Clu
   registry.admission.add(podPriorityAdmission(() => registry.mustLookup('scheduling.k8s.io', 'v1', 'priorityclasses')));
   registry.admission.add(csrRequester());
   registry.admission.add(serviceAllocation({ serviceCIDR, nodePortRange: [30000, 32767] }, () => registry.mustLookup('', 'v1', 'services')));
-  if (opts.tokens) {
-    registry.handleAction('', 'serviceaccounts', 'token', tokenRequestHandler(opts.tokens));
-    authenticateToken = cachedTokenAuthenticator(serviceAccountAuthenticator(opts.tokens, registry));
-  }
+  const enableServiceAccountTokens = (tokens: ServiceAccountTokens) => {
+    registry.handleAction('', 'serviceaccounts', 'token', tokenRequestHandler(tokens));
+    authenticateToken = cachedTokenAuthenticator(serviceAccountAuthenticator(tokens, registry));
+    issuer = tokens.issuer;
+  };
+  if (opts.tokens) enableServiceAccountTokens(opts.tokens);
   registry.admission.add(limitRangerAdmission({ limitRanges: () => registry.mustLookup('', 'v1', 'limitranges') }));
   // last, as in kube: it must see what the mutating plugins added (LimitRanger's defaults)
   registry.admission.add(resourceQuotaAdmission({ quotas: () => registry.mustLookup('', 'v1', 'resourcequotas') }));
@@ -67,13 +70,21 @@ export function buildClusterApi(store: Store, opts: ClusterApiOptions = {}): Clu
   // metrics.k8s.io as metrics-server serves it, from simulated usage (kubectl top, the HPA)
   const metrics = opts.metrics === false ? undefined : metricsResources({ store });
   for (const d of metrics?.definitions ?? []) registry.add(d);
-  return { registry, client: new LocalClient(registry), authenticateToken: (t, a) => authenticateToken(t, a), stop: () => metrics?.stop() };
+  return {
+    registry,
+    client: new LocalClient(registry),
+    authenticateToken: (t, a) => authenticateToken(t, a),
+    stop: () => metrics?.stop(),
+  };
 }
 
 /** The objects every cluster has: system namespaces, built-in PriorityClasses, the kubernetes Service. */
 export async function bootstrapClusterObjects(api: ClusterApi, serviceCIDR = '10.43.0.0/16'): Promise<void> {
-  await bootstrapNamespaces(api.client);
-  await ensureObjects(api.client, builtinPriorityClasses(), () => 'priorityclasses');
+  // cluster-scoped objects first, in parallel (one group commit); the kubernetes Service needs the default namespace
+  await Promise.all([
+    bootstrapNamespaces(api.client),
+    ensureObjects(api.client, builtinPriorityClasses(), () => 'priorityclasses'),
+    ensureReadOnly(api.registry.mustLookup('', 'v1', 'componentstatuses'), componentStatuses()),
+  ]);
   await ensureObjects(api.client, [kubernetesService(serviceCIDR)], () => 'services');
-  await ensureReadOnly(api.registry.mustLookup('', 'v1', 'componentstatuses'), componentStatuses());
 }
