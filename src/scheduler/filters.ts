@@ -1,11 +1,14 @@
 // Filter plugins of the default profile, in kube-scheduler 1.33's order: NodeUnschedulable, NodeName,
-// TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit. A node fails at the first plugin that rejects it;
+// TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit, PodTopologySpread, InterPodAffinity (the volume
+// plugins between them are not modelled). A node fails at the first plugin that rejects it;
 // reasons and codes are kube's (UnschedulableAndUnresolvable tells preemption not to bother with the node).
 import type { KObject } from '../api/types.js';
 import type { PodSpec, Toleration } from '../api/core-pod-types.js';
 import type { Taint } from '../api/core-node-validation.js';
 import { podHostPorts, podPriority, type HostPort, type NodeInfo } from './node-info.js';
 import { podRequests, type Resources } from './resources.js';
+import { podTopologySpreadFilter } from './topology-spread.js';
+import { interPodAffinityFilter } from './inter-pod-affinity.js';
 
 export type StatusCode = 'Unschedulable' | 'UnschedulableAndUnresolvable';
 
@@ -50,6 +53,8 @@ export interface PodInfo {
   nodeSelector?: Record<string, string>;
   requiredTerms?: NodeSelectorTerm[];
   preferredTerms: { weight: number; preference: NodeSelectorTerm }[];
+  /** per-attempt state of plugins that precompute over every node (kube's CycleState), filled lazily */
+  cycle: Map<string, unknown>;
 }
 
 export function podInfo(pod: KObject): PodInfo {
@@ -69,6 +74,7 @@ export function podInfo(pod: KObject): PodInfo {
     preferredTerms: (na?.preferredDuringSchedulingIgnoredDuringExecution ?? [])
       .filter((t) => t.weight && t.preference)
       .map((t) => ({ weight: t.weight!, preference: t.preference! })),
+    cycle: new Map(),
   };
 }
 
@@ -201,7 +207,16 @@ export const nodeResourcesFit: Filter = (p, ni) => {
   return reasons.length ? { plugin: 'NodeResourcesFit', code: 'Unschedulable', reasons } : undefined;
 };
 
-export const DEFAULT_FILTERS: readonly Filter[] = [nodeUnschedulable, nodeName, taintToleration, nodeAffinity, nodePorts, nodeResourcesFit];
+export const DEFAULT_FILTERS: readonly Filter[] = [
+  nodeUnschedulable,
+  nodeName,
+  taintToleration,
+  nodeAffinity,
+  nodePorts,
+  nodeResourcesFit,
+  podTopologySpreadFilter,
+  interPodAffinityFilter,
+];
 
 /** Runs the filters in order; the first rejection is the node's status, undefined means the node fits. */
 export function runFilters(p: PodInfo, ni: NodeInfo, filters: readonly Filter[] = DEFAULT_FILTERS): FilterStatus | undefined {

@@ -3,6 +3,7 @@
 // scheduling decision, before the binding is written) so the next decision already sees them.
 import type { KObject } from '../api/types.js';
 import type { PodSpec } from '../api/core-pod-types.js';
+import type { LabelSelector } from '../machinery/labels.js';
 import {
   addResources,
   emptyResources,
@@ -29,6 +30,44 @@ export interface PodEntry {
   /** cpu / memory with the 100m / 200Mi defaults for containers that set none (used by scoring) */
   nonZero: { milliCPU: number; memory: number };
   ports: HostPort[];
+  /** the pod declares pod affinity or anti-affinity terms (InterPodAffinity looks only at these for symmetry) */
+  hasPodAffinity: boolean;
+  /** the pod declares required anti-affinity terms that incoming pods must respect */
+  hasRequiredAntiAffinity: boolean;
+  /** InterPodAffinity's parsed terms of this pod, filled on first use so selectors are parsed once per pod */
+  affinityTerms?: unknown;
+}
+
+/**
+ * What plugins that count pods across the whole cluster (PodTopologySpread, InterPodAffinity) need beyond one node:
+ * every node, and lookups the scheduler may wire from its informers.
+ */
+export interface ClusterView {
+  nodes(): NodeInfo[];
+  nodeInfo(name: string): NodeInfo | undefined;
+  lookups: ClusterLookups;
+}
+
+export interface ClusterLookups {
+  /** labels of a namespace (for namespaceSelector); without it only the automatic kubernetes.io/metadata.name label is known */
+  namespaceLabels?: (namespace: string) => Record<string, string> | undefined;
+  /**
+   * the selector of the Services / ReplicationControllers / ReplicaSets / StatefulSets selecting the pod (the
+   * "system default" topology spread selector); without it the pod's own labels are used when a controller owns it
+   */
+  defaultSpreadSelector?: (pod: KObject) => LabelSelector | undefined;
+}
+
+function podAffinityFlags(pod: KObject): { hasPodAffinity: boolean; hasRequiredAntiAffinity: boolean } {
+  const aff = (pod as { spec?: PodSpec }).spec?.affinity as
+    | { podAffinity?: Record<string, unknown[] | undefined>; podAntiAffinity?: Record<string, unknown[] | undefined> }
+    | undefined;
+  const any = (x?: Record<string, unknown[] | undefined>) =>
+    !!x && (!!x.requiredDuringSchedulingIgnoredDuringExecution?.length || !!x.preferredDuringSchedulingIgnoredDuringExecution?.length);
+  return {
+    hasPodAffinity: any(aff?.podAffinity) || any(aff?.podAntiAffinity),
+    hasRequiredAntiAffinity: !!aff?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.length,
+  };
 }
 
 export function podPriority(pod: KObject): number {
@@ -58,6 +97,7 @@ export function podEntry(pod: KObject, nodeName: string): PodEntry {
     requests: podRequests(pod),
     nonZero: { milliCPU: nz.milliCPU, memory: nz.memory },
     ports: podHostPorts(pod),
+    ...podAffinityFlags(pod),
   };
 }
 
@@ -69,6 +109,14 @@ export class NodeInfo {
   readonly pods = new Map<string, PodEntry>();
   /** "ip/protocol/port" → number of pods using it */
   readonly usedPorts = new Map<string, number>();
+  /** pods declaring pod affinity / anti-affinity, and those with required anti-affinity (uid → entry) */
+  readonly affinityPods = new Map<string, PodEntry>();
+  readonly antiAffinityPods = new Map<string, PodEntry>();
+  /** the cache this node belongs to (absent for a standalone NodeInfo) */
+  cluster?: ClusterView;
+  /** bumped whenever a pod is added or removed: memoised per-node counts are valid for one generation */
+  generation = 0;
+  private readonly memo = new Map<string, { generation: number; value: unknown }>();
 
   constructor(readonly name: string) {}
 
@@ -83,12 +131,32 @@ export class NodeInfo {
     this.nonZeroRequested.milliCPU += e.nonZero.milliCPU;
     this.nonZeroRequested.memory += e.nonZero.memory;
     for (const p of e.ports) this.usedPorts.set(portKey(p), (this.usedPorts.get(portKey(p)) ?? 0) + 1);
+    if (e.hasPodAffinity) this.affinityPods.set(e.uid, e);
+    if (e.hasRequiredAntiAffinity) this.antiAffinityPods.set(e.uid, e);
+    this.generation++;
+  }
+
+  /**
+   * A value derived from this node's pods only (e.g. how many match a selector), computed again once the pods
+   * change. Keys must capture every input besides the pods. Lets PreFilter/PreScore revisit only changed nodes.
+   */
+  memoized<T>(key: string, compute: () => T): T {
+    const m = this.memo.get(key);
+    if (m && m.generation === this.generation) return m.value as T;
+    // distinct selectors are few in practice; bound the map anyway
+    if (this.memo.size > 1000) this.memo.clear();
+    const value = compute();
+    this.memo.set(key, { generation: this.generation, value });
+    return value;
   }
 
   removePod(uid: string): PodEntry | undefined {
     const e = this.pods.get(uid);
     if (!e) return undefined;
     this.pods.delete(uid);
+    this.affinityPods.delete(uid);
+    this.antiAffinityPods.delete(uid);
+    this.generation++;
     addResources(this.requested, e.requests, -1);
     this.nonZeroRequested.milliCPU -= e.nonZero.milliCPU;
     this.nonZeroRequested.memory -= e.nonZero.memory;
@@ -115,6 +183,7 @@ export class NodeInfo {
     const n = new NodeInfo(this.name);
     n.node = this.node;
     n.allocatable = this.allocatable;
+    n.cluster = this.cluster;
     for (const e of this.pods.values()) if (!drop(e)) n.addPod(e);
     return n;
   }
@@ -133,7 +202,9 @@ function isTerminal(pod: KObject): boolean {
  * Every node and every pod placed on one. Pods are keyed by uid; an assumed pod is replaced by the real one once the
  * informer reports it bound. Nodes keep their insertion order so "where to start looking" rotates predictably.
  */
-export class SchedulerCache {
+export class SchedulerCache implements ClusterView {
+  /** optional informer-backed lookups (see ClusterLookups); the scheduler may set them in setup() */
+  lookups: ClusterLookups = {};
   private readonly infos = new Map<string, NodeInfo>();
   private readonly podNode = new Map<string, string>();
   private readonly assumed = new Set<string>();
@@ -142,7 +213,11 @@ export class SchedulerCache {
 
   private info(name: string): NodeInfo {
     let ni = this.infos.get(name);
-    if (!ni) this.infos.set(name, (ni = new NodeInfo(name)));
+    if (!ni) {
+      ni = new NodeInfo(name);
+      ni.cluster = this;
+      this.infos.set(name, ni);
+    }
     return ni;
   }
 

@@ -2,6 +2,7 @@
 // filters pick the feasible nodes and the scores the best one, the pod is assumed there in memory, and the
 // Binding is written asynchronously while the next pod is already being scheduled. Failures set
 // PodScheduled=False/Unschedulable and record FailedScheduling; the pod waits for a cluster event.
+import { informerLookups } from './cluster-lookups.js';
 import type { KObject } from '../api/types.js';
 import type { PodCondition, PodSpec } from '../api/core-pod-types.js';
 import type { Informer } from '../client/informer.js';
@@ -12,7 +13,11 @@ import type { EventRecorder } from '../controllers/events.js';
 import { StatusError } from '../machinery/errors.js';
 import { deepEqual, rfc3339 } from '../machinery/object.js';
 import { podInfo, runFilters, type FilterStatus, type PodInfo } from './filters.js';
-import { diagnosePreemption, fitErrorMessage, NO_NODES_AVAILABLE } from './messages.js';
+import { fitErrorMessage, NO_NODES_AVAILABLE } from './messages.js';
+import { filtersWithNominated, pdbView, preempt, type NominatedOn, type PdbView } from './preemption.js';
+import { executePreemption } from './preemption-actions.js';
+import { Nominator } from './preemption-nominator.js';
+import type { PodDisruptionBudget } from '../api/policy-pdb.js';
 import { SchedulerCache, type NodeInfo } from './node-info.js';
 import { SchedulingQueue, type QueuedPod } from './queue.js';
 import { scoreNodes, selectHost } from './scores.js';
@@ -30,8 +35,19 @@ export interface SchedulerOptions {
 type PodLike = KObject & { spec?: PodSpec; status?: { phase?: string; conditions?: PodCondition[]; nominatedNodeName?: string } };
 
 /** Plugins whose rejection a change of each node aspect may undo (their queueing hints, coarsely). */
-const ALL_NODE_PLUGINS = new Set(['NodeUnschedulable', 'NodeName', 'TaintToleration', 'NodeAffinity', 'NodePorts', 'NodeResourcesFit']);
-const POD_GONE_PLUGINS = new Set(['NodeResourcesFit', 'NodePorts']);
+const ALL_NODE_PLUGINS = new Set([
+  'NodeUnschedulable',
+  'NodeName',
+  'TaintToleration',
+  'NodeAffinity',
+  'NodePorts',
+  'NodeResourcesFit',
+  'PodTopologySpread',
+  'InterPodAffinity',
+]);
+const POD_GONE_PLUGINS = new Set(['NodeResourcesFit', 'NodePorts', 'PodTopologySpread', 'InterPodAffinity']);
+/** an assigned pod appearing or relabelled can satisfy spread and affinity rules */
+const POD_PLACED_PLUGINS = new Set(['PodTopologySpread', 'InterPodAffinity']);
 
 const isTerminal = (p: PodLike) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
 
@@ -57,7 +73,11 @@ export interface Placement {
  * One scheduling decision over in-memory nodes: filter from `start` until enough feasible nodes are found, score
  * them (unless only one is left) and pick the best. Pure apart from `random`.
  */
-export function findPlacement(info: PodInfo, nodes: NodeInfo[], opts: { start?: number; random?: () => number } = {}): Placement {
+export function findPlacement(
+  info: PodInfo,
+  nodes: NodeInfo[],
+  opts: { start?: number; random?: () => number; nominatedOn?: NominatedOn } = {},
+): Placement {
   const statuses = new Map<NodeInfo, FilterStatus>();
   if (!nodes.length) return { statuses, nextStart: 0 };
   const want = numFeasibleNodesToFind(nodes.length);
@@ -66,7 +86,7 @@ export function findPlacement(info: PodInfo, nodes: NodeInfo[], opts: { start?: 
   let processed = 0;
   for (; processed < nodes.length && feasible.length < want; processed++) {
     const ni = nodes[(start + processed) % nodes.length];
-    const st = runFilters(info, ni);
+    const st = opts.nominatedOn ? filtersWithNominated(info, ni, opts.nominatedOn) : runFilters(info, ni);
     if (st) statuses.set(ni, st);
     else feasible.push(ni);
   }
@@ -80,7 +100,10 @@ export class Scheduler implements Controller {
   readonly name = 'scheduler';
   readonly cache = new SchedulerCache();
   readonly queue: SchedulingQueue;
+  /** pods preemption nominated to a node, whose room others leave free */
+  readonly nominator = new Nominator();
   private pods!: Informer;
+  private pdbs!: Informer;
   private nodes!: Informer;
   private readonly recorder: EventRecorder;
   private readonly schedulerName: string;
@@ -99,8 +122,11 @@ export class Scheduler implements Controller {
   }
 
   setup(): void {
+    // namespace labels (namespaceSelector) and Service/RC/RS/StatefulSet selectors (default spread constraints)
+    this.cache.lookups = informerLookups(this.ctx.informers);
     this.nodes = this.ctx.informers.informer('v1', 'nodes');
     this.pods = this.ctx.informers.informer('v1', 'pods');
+    this.pdbs = this.ctx.informers.informer('policy/v1', 'poddisruptionbudgets');
     this.nodes.addHandler({
       add: (n) => {
         this.cache.setNode(n);
@@ -142,17 +168,21 @@ export class Scheduler implements Controller {
   private onPod(old: PodLike | undefined, p: PodLike): void {
     const key = objectKey(p);
     if (p.spec?.nodeName) {
+      this.nominator.remove(p.metadata.uid ?? '');
       const wasCounted = old?.spec?.nodeName && !isTerminal(old);
       this.queue.delete(key);
       this.cache.updatePod(p);
       // a finished pod frees its resources and ports
       if (wasCounted && isTerminal(p)) this.queue.moveOnEvent(POD_GONE_PLUGINS);
+      else if (!wasCounted || !deepEqual(old?.metadata.labels ?? {}, p.metadata.labels ?? {})) this.queue.moveOnEvent(POD_PLACED_PLUGINS);
       return;
     }
     if (!this.pending(p)) {
       this.queue.delete(key);
+      this.nominator.remove(p.metadata.uid ?? '');
       return;
     }
+    this.nominator.onPending(old, p);
     if (!old || !this.pending(old)) {
       this.queue.add({ key, uid: p.metadata.uid ?? '', priority: p.spec?.priority ?? 0, creation: Date.parse(p.metadata.creationTimestamp ?? '') || 0 });
       return;
@@ -162,6 +192,7 @@ export class Scheduler implements Controller {
 
   private onPodDeleted(p: PodLike): void {
     this.queue.delete(objectKey(p));
+    this.nominator.remove(p.metadata.uid ?? '');
     const counted = p.spec?.nodeName && !isTerminal(p);
     this.cache.removePod(p.metadata.uid ?? '');
     if (counted) this.queue.moveOnEvent(POD_GONE_PLUGINS);
@@ -197,16 +228,20 @@ export class Scheduler implements Controller {
       this.fail(q, pod, NO_NODES_AVAILABLE, []);
       return;
     }
-    const placement = findPlacement(info, nodes, { start: this.nextStartNodeIndex, random: this.random });
+    const nominatedOn = this.nominator.forPod;
+    // a pod nominated by an earlier preemption tries its nominated node first (evaluateNominatedNode)
+    const nominatedNode = pod.status?.nominatedNodeName ? this.cache.nodeInfo(pod.status.nominatedNodeName) : undefined;
+    let placement: Placement | undefined;
+    if (nominatedNode?.node && !filtersWithNominated(info, nominatedNode, nominatedOn)) placement = { host: nominatedNode, statuses: new Map(), nextStart: this.nextStartNodeIndex };
+    placement ??= findPlacement(info, nodes, { start: this.nextStartNodeIndex, random: this.random, nominatedOn });
     this.nextStartNodeIndex = placement.nextStart;
     if (!placement.host) {
-      const { statuses } = placement;
-      const preemption = diagnosePreemption(info, nodes.length, statuses);
-      const msg = fitErrorMessage(nodes.length, statuses.values(), preemption.message);
-      this.fail(q, pod, msg, [...new Set([...statuses.values()].map((s) => s.plugin))]);
+      this.postFilter(q, pod, info, nodes, placement.statuses);
       return;
     }
     this.cache.assume(pod, placement.host.name);
+    // counted on the node from now on, no longer as a nomination
+    this.nominator.remove(q.uid);
     void this.bind(q, pod, placement.host.name);
   }
 
@@ -235,21 +270,58 @@ export class Scheduler implements Controller {
     }
   }
 
-  private fail(q: QueuedPod, pod: PodLike, message: string, plugins: string[]): void {
-    this.queue.addUnschedulable(q.key, plugins);
-    this.report(pod, message, 'Unschedulable');
+  /** DefaultPreemption's PostFilter, then the FitError; victims are evicted in the background. */
+  private postFilter(q: QueuedPod, pod: PodLike, info: PodInfo, nodes: NodeInfo[], statuses: Map<NodeInfo, FilterStatus>): void {
+    const pdbs = this.pdbs.list().map((d) => pdbView(d as PodDisruptionBudget)).filter((d): d is PdbView => !!d);
+    const outcome = preempt(info, nodes, statuses, {
+      pdbs,
+      nominatedOn: this.nominator.forPod,
+      nominatedNode: this.nominator.nodeOf(q.uid),
+      offset: Math.floor(this.random() * nodes.length),
+      now: this.ctx.now(),
+    });
+    const plugins = [...new Set([...statuses.values()].map((s) => s.plugin))];
+    if (outcome.kind !== 'nominate') {
+      // no candidate clears the nomination; an ineligible pod keeps it
+      if (outcome.kind === 'none') this.nominator.remove(q.uid);
+      this.fail(q, pod, fitErrorMessage(nodes.length, statuses.values(), outcome.message), plugins, { nominate: outcome.kind === 'none' ? '' : undefined });
+      return;
+    }
+    const { node, pods: victims } = outcome.candidate;
+    // lower-priority pods nominated there may no longer fit: they look elsewhere
+    const demoted = this.nominator
+      .on(node.name)
+      .filter((e) => e.uid !== q.uid && e.priority < info.priority)
+      .map((e) => this.pods.get(e.pod.metadata.namespace!, e.pod.metadata.name!))
+      .filter((p): p is KObject => !!p && p.metadata.uid !== undefined);
+    for (const d of demoted) {
+      this.nominator.remove(d.metadata.uid!);
+      this.queue.updated(objectKey(d));
+    }
+    this.nominator.add(pod, node.name);
+    this.fail(q, pod, fitErrorMessage(nodes.length, statuses.values()), plugins, { nominate: node.name });
+    void executePreemption({ client: this.ctx.client, recorder: this.recorder, log: this.ctx.log, now: () => this.ctx.now() }, pod, node.name, victims, demoted);
   }
 
-  /** FailedScheduling event plus the PodScheduled=False condition (written only when it changes). */
-  private report(pod: PodLike, message: string, reason: string): void {
+  private fail(q: QueuedPod, pod: PodLike, message: string, plugins: string[], opts: { nominate?: string } = {}): void {
+    this.queue.addUnschedulable(q.key, plugins);
+    this.report(pod, message, 'Unschedulable', opts);
+  }
+
+  /**
+   * FailedScheduling event plus the PodScheduled=False condition (written only when it changes); `nominate` sets
+   * (a node) or clears ('') status.nominatedNodeName, undefined leaves it.
+   */
+  private report(pod: PodLike, message: string, reason: string, opts: { nominate?: string } = {}): void {
     this.recorder.event(pod, 'Warning', 'FailedScheduling', message);
     const cur = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
-    const clearNominated = !!pod.status?.nominatedNodeName;
-    if (cur && cur.status === 'False' && cur.reason === reason && cur.message === message && !clearNominated) return;
+    const nominated = pod.status?.nominatedNodeName ?? '';
+    const nominate = opts.nominate !== undefined && opts.nominate !== nominated ? opts.nominate : undefined;
+    if (cur && cur.status === 'False' && cur.reason === reason && cur.message === message && nominate === undefined) return;
     const t = cur && cur.status === 'False' ? (cur.lastTransitionTime as string | undefined) : undefined;
     const cond = { type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: t ?? rfc3339(this.ctx.now()), reason, message };
     const status: Record<string, unknown> = { conditions: [cond] };
-    if (clearNominated) status.nominatedNodeName = null;
+    if (nominate !== undefined) status.nominatedNodeName = nominate || null;
     const ns = pod.metadata.namespace!;
     this.ctx.client
       .resource('v1', 'pods')
@@ -268,7 +340,11 @@ function nodeChangePlugins(o: KObject, n: KObject): Set<string> {
   const ns = (n as { spec?: { unschedulable?: boolean; taints?: unknown } }).spec ?? {};
   if (os.unschedulable && !ns.unschedulable) out.add('NodeUnschedulable');
   if (!deepEqual(os.taints ?? [], ns.taints ?? [])) out.add('TaintToleration');
-  if (!deepEqual(o.metadata.labels ?? {}, n.metadata.labels ?? {})) out.add('NodeAffinity');
+  if (!deepEqual(o.metadata.labels ?? {}, n.metadata.labels ?? {})) {
+    out.add('NodeAffinity');
+    out.add('PodTopologySpread');
+    out.add('InterPodAffinity');
+  }
   const oa = nodeAllocatable(o);
   const na = nodeAllocatable(n);
   if (oa.allowedPods !== na.allowedPods || !sameResources(oa, na)) out.add('NodeResourcesFit');

@@ -1,10 +1,13 @@
 // Score plugins of the default profile (kube-scheduler 1.33) with their default weights: NodeResourcesFit
 // (LeastAllocated over cpu and memory, weight 1), NodeResourcesBalancedAllocation (1), TaintToleration
-// PreferNoSchedule (3) and NodeAffinity preferred terms (2). Each plugin scores 0–100 per node (normalised like
-// framework.DefaultNormalizeScore); the node with the highest weighted sum wins, ties broken at random.
+// PreferNoSchedule (3), NodeAffinity preferred terms (2), PodTopologySpread (2) and InterPodAffinity (2). Each
+// plugin scores 0–100 per node (normalised like framework.DefaultNormalizeScore or the plugin's own
+// NormalizeScore); the node with the highest weighted sum wins, ties broken at random.
 import type { Taint } from '../api/core-node-validation.js';
 import { termMatches, tolerated, type PodInfo } from './filters.js';
 import type { NodeInfo } from './node-info.js';
+import { podTopologySpreadScores } from './topology-spread.js';
+import { interPodAffinityScores } from './inter-pod-affinity.js';
 
 export const MAX_NODE_SCORE = 100;
 
@@ -13,6 +16,8 @@ export const DEFAULT_SCORE_WEIGHTS = {
   NodeResourcesBalancedAllocation: 1,
   TaintToleration: 3,
   NodeAffinity: 2,
+  PodTopologySpread: 2,
+  InterPodAffinity: 2,
 } as const;
 
 /** (capacity - requested) * 100 / capacity, 0 when over capacity; integer arithmetic as in Go. */
@@ -99,6 +104,8 @@ export function scoreNodes(p: PodInfo, nodes: NodeInfo[]): NodeScore[] {
     const aff = defaultNormalizeScore(nodes.map((n) => nodeAffinityPreferred(p, n)));
     aff.forEach((s, i) => (totals[i] += s * w.NodeAffinity));
   }
+  podTopologySpreadScores(p, nodes)?.forEach((s, i) => (totals[i] += s * w.PodTopologySpread));
+  interPodAffinityScores(p, nodes)?.forEach((s, i) => (totals[i] += s * w.InterPodAffinity));
   return nodes.map((node, i) => ({ node, total: totals[i] }));
 }
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KObject } from '../../../src/api/types.js';
 import { podInfo, runFilters, toleratesTaint } from '../../../src/scheduler/filters.js';
-import { diagnosePreemption, fitErrorMessage } from '../../../src/scheduler/messages.js';
+import { fitErrorMessage } from '../../../src/scheduler/messages.js';
 import { NodeInfo, podEntry } from '../../../src/scheduler/node-info.js';
 import { podRequests } from '../../../src/scheduler/resources.js';
 import {
@@ -13,11 +13,6 @@ import {
   selectHost,
 } from '../../../src/scheduler/scores.js';
 import { node, pod, type NodeOpts } from './fixtures.js';
-
-function withPriority(p: KObject, priority: number): KObject {
-  (p as unknown as { spec: { priority?: number } }).spec.priority = priority;
-  return p;
-}
 
 function info(name: string, o: NodeOpts = {}, pods: KObject[] = []): NodeInfo {
   const ni = new NodeInfo(name);
@@ -150,23 +145,5 @@ describe('failure messages', () => {
       fitErrorMessage(3, statuses, 'preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.'),
       '0/3 nodes are available: 1 Insufficient memory, 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 2 Insufficient cpu. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.',
     );
-  });
-
-  it('derives the preemption part from a dry run', () => {
-    const p = podInfo(withPriority(pod('p', { cpu: '2' }), 100));
-    const low = withPriority(pod('low', { cpu: '3' }), 1);
-    const tainted = info('t', { taints: [{ key: 'k', effect: 'NoSchedule' }] });
-    const sameprio = info('s', { cpu: '4' }, [withPriority(pod('x', { cpu: '3' }), 100)]);
-    const tooSmall = info('z', { cpu: '1' }, [low]);
-    const statuses = new Map([tainted, sameprio, tooSmall].map((n) => [n, runFilters(p, n)!]));
-    const d = diagnosePreemption(p, 3, statuses);
-    assert.equal(d.message, 'preemption: 0/3 nodes are available: 1 Insufficient cpu, 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.');
-    // a node where evicting the lower-priority pod makes room is a candidate: no preemption text then
-    const freeable = info('f', { cpu: '4' }, [low]);
-    const d2 = diagnosePreemption(p, 1, new Map([[freeable, runFilters(p, freeable)!]]));
-    assert.equal(d2.message, '');
-    assert.deepEqual(d2.candidates.map((n) => n.name), ['f']);
-    const never = podInfo(pod('n', { cpu: '2', preemptionPolicy: 'Never' }));
-    assert.equal(diagnosePreemption(never, 1, new Map([[freeable, runFilters(never, freeable)!]])).message, 'preemption: not eligible due to preemptionPolicy=Never.');
   });
 });
