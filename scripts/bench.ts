@@ -189,6 +189,12 @@ async function main(): Promise<void> {
     lines.push(`| ${k} | ${v} |`);
     console.log(`${k}: ${v}`);
   };
+  // K1S_BENCH_ONLY=scheduler runs just the scheduling figures
+  if (process.env.K1S_BENCH_ONLY === 'scheduler') {
+    await benchScheduler(row);
+    console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
+    return;
+  }
   const fresh: number[] = [];
   const existing: number[] = [];
   for (let i = 0; i < 5; i++) {
@@ -300,6 +306,7 @@ async function main(): Promise<void> {
   row('raw better-sqlite3 commits (WAL, synchronous=FULL, one insert per transaction)', `${rawSqliteRate(dir, 3000).toFixed(0)}/s`);
   rmSync(dir, { recursive: true, force: true });
   await benchControllers(row);
+  await benchScheduler(row);
   console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
 }
 
@@ -360,6 +367,70 @@ async function benchControllers(row: (k: string, v: string) => void): Promise<vo
   row('server RSS with 100 nodes and 1,000 pods', `${rssMiB(pid)} MiB`);
   await new Promise((r) => setTimeout(r, 2000));
   row(`server CPU while idle ${idleSecs} s, 100 simulated nodes and 1,000 pods`, `${(await idleCpuPercent(pid, idleSecs)).toFixed(2)} % of a core`);
+  await stop(server);
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** Scheduling throughput: 10,000 pods created as fast as the API takes them onto 100 simulated nodes. */
+async function benchScheduler(row: (k: string, v: string) => void): Promise<void> {
+  const total = Number(process.env.K1S_BENCH_SCHED_PODS ?? 10_000);
+  const nodes = Number(process.env.K1S_BENCH_SCHED_NODES ?? 100);
+  const dir = mkdtempSync(join(tmpdir(), 'k1s-bench-'));
+  const { server } = await startServer(dir, ['--simulated-nodes', String(nodes)]);
+  const ready = async () => {
+    const r = JSON.parse((await request(server, 'GET', '/api/v1/nodes')).body) as { items: { spec?: { podCIDR?: string } }[] };
+    return r.items.filter((n) => n.spec?.podCIDR).length;
+  };
+  while ((await ready()) < nodes) await new Promise((r) => setTimeout(r, 100));
+  await request(server, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'sched' } });
+  while ((await request(server, 'GET', '/api/v1/namespaces/sched/serviceaccounts/default')).status !== 200) await new Promise((r) => setTimeout(r, 50));
+  const sent = new Map<string, number>();
+  const bound = new Map<string, number>();
+  let allBound: () => void = () => {};
+  const done = new Promise<void>((res) => (allBound = res));
+  const watch = https.get(`${server.url}/api/v1/namespaces/sched/pods?watch=true`, { agent: new https.Agent({ ...server.agent.options, keepAlive: false }) }, (r) => {
+    let buf = '';
+    r.on('data', (d) => {
+      buf += d;
+      let i;
+      while ((i = buf.indexOf('\n')) >= 0) {
+        const ev = JSON.parse(buf.slice(0, i));
+        buf = buf.slice(i + 1);
+        const name = ev.object?.metadata?.name;
+        if (name && ev.object.spec?.nodeName && !bound.has(name)) {
+          bound.set(name, performance.now());
+          if (bound.size === total) allBound();
+        }
+      }
+    });
+  });
+  await new Promise((r) => setTimeout(r, 300));
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      for (;;) {
+        const i = next++;
+        if (i >= total) return;
+        const name = `p-${i}`;
+        sent.set(name, performance.now());
+        const r = await request(server, 'POST', '/api/v1/namespaces/sched/pods', {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name, labels: { app: 'sched' } },
+          spec: { containers: [{ name: 'c', image: 'busybox:1.36', resources: { requests: { cpu: '10m', memory: '16Mi' } } }] },
+        });
+        if (r.status !== 201) throw new Error(`pod create failed: ${r.status} ${r.body}`);
+      }
+    }),
+  );
+  const created = performance.now();
+  await Promise.race([done, new Promise((r) => setTimeout(r, 600_000))]);
+  const end = performance.now();
+  watch.destroy();
+  const lat = [...bound].map(([n, t]) => t - sent.get(n)!);
+  row(`scheduling: ${total.toLocaleString('en')} pods onto ${nodes} simulated nodes`, `${bound.size.toLocaleString('en')} bound in ${((end - t0) / 1000).toFixed(1)} s (created in ${((created - t0) / 1000).toFixed(1)} s): ${(bound.size / ((end - t0) / 1000)).toFixed(0)} pods/s, creation → bound p50 ${pct(lat, 50).toFixed(0)} ms, p99 ${pct(lat, 99).toFixed(0)} ms`);
+  row('server RSS after scheduling', `${rssMiB(server.proc.pid!)} MiB`);
   await stop(server);
   rmSync(dir, { recursive: true, force: true });
 }
