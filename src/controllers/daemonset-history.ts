@@ -8,10 +8,9 @@ import type { Informer } from '../client/informer.js';
 import { StatusError } from '../machinery/errors.js';
 import type { LabelSelector } from '../machinery/labels.js';
 import {
-  adoptOrphanRevisions, computeTemplateHash, controllerRevisionName, deleteRevision, DEFAULT_REVISION_HISTORY_LIMIT, goJson, listRevisions,
-  POD_REVISION_LABEL, sortRevisions, templatePatch, updateRevisionNumber, type ControllerRevision,
+  adoptOrphanRevisions, computeTemplateHash, deleteRevision, DEFAULT_REVISION_HISTORY_LIMIT, goJson, listRevisions,
+  newControllerRevision, POD_REVISION_LABEL, sortRevisions, templatePatch, updateRevisionNumber, type ControllerRevision,
 } from './history.js';
-import { controllerRef } from './owner.js';
 
 const revisionsApi = (client: Client) => client.resource('apps/v1', 'controllerrevisions');
 
@@ -56,19 +55,7 @@ export async function constructHistory(client: Client, informer: Informer, ds: D
 async function snapshot(client: Client, ds: DaemonSet, revision: number): Promise<ControllerRevision> {
   const collisionCount = Number((ds.status as { collisionCount?: number } | undefined)?.collisionCount ?? 0);
   const hash = computeTemplateHash(ds.spec?.template, collisionCount);
-  const rev: ControllerRevision = {
-    apiVersion: 'apps/v1',
-    kind: 'ControllerRevision',
-    metadata: {
-      name: controllerRevisionName(ds.metadata.name!, hash),
-      namespace: ds.metadata.namespace,
-      labels: { ...(ds.spec?.template?.metadata?.labels ?? {}), [POD_REVISION_LABEL]: hash },
-      ownerReferences: [controllerRef(ds)],
-    },
-    data: templatePatch(ds.spec?.template),
-    revision,
-  };
-  if (ds.metadata.annotations && Object.keys(ds.metadata.annotations).length) rev.metadata.annotations = { ...ds.metadata.annotations };
+  const rev = newControllerRevision(ds, ds.spec?.template, revision, collisionCount, { hash, hashLabel: POD_REVISION_LABEL });
   try {
     return (await revisionsApi(client).create(ds.metadata.namespace!, rev)) as ControllerRevision;
   } catch (e) {

@@ -4,28 +4,11 @@
 // tolerations plus the ones every daemon pod gets.
 import type { KObject } from '../api/types.js';
 import type { DaemonSet } from '../api/apps-daemonset-validation.js';
+import type { Taint } from '../api/core-node-validation.js';
+import type { Toleration } from '../api/core-pod-types.js';
+import { nodeSelectorTermMatches, toleratesTaint, type NodeSelectorTerm } from '../api/core-scheduling-match.js';
 
-export interface Taint {
-  key: string;
-  value?: string;
-  effect: string;
-}
-export interface Toleration {
-  key?: string;
-  operator?: string;
-  value?: string;
-  effect?: string;
-  tolerationSeconds?: number;
-}
-interface NodeSelectorRequirement {
-  key: string;
-  operator: string;
-  values?: string[];
-}
-interface NodeSelectorTerm {
-  matchExpressions?: NodeSelectorRequirement[] | null;
-  matchFields?: NodeSelectorRequirement[] | null;
-}
+export type { Taint, Toleration };
 interface Affinity {
   nodeAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: NodeSelectorTerm[] } | null; [k: string]: unknown } | null;
   [k: string]: unknown;
@@ -66,49 +49,16 @@ export function addDaemonTolerations(spec: PodSpecLike): void {
   spec.tolerations = list;
 }
 
-/** Toleration.ToleratesTaint. */
-export function tolerates(t: Toleration, taint: Taint): boolean {
-  if (t.effect && t.effect !== taint.effect) return false;
-  if (t.key && t.key !== taint.key) return false;
-  const op = t.operator || 'Equal';
-  if (op === 'Exists') return true;
-  return op === 'Equal' && (t.value ?? '') === (taint.value ?? '');
-}
+export { toleratesTaint as tolerates };
 
 /** The first NoSchedule/NoExecute taint (or, with `effect`, only that effect) no toleration covers. */
 export function untoleratedTaint(taints: Taint[], tolerations: Toleration[], effect?: string): Taint | undefined {
-  return taints.find((taint) => (effect ? taint.effect === effect : taint.effect === 'NoSchedule' || taint.effect === 'NoExecute') && !tolerations.some((t) => tolerates(t, taint)));
+  return taints.find((taint) => (effect ? taint.effect === effect : taint.effect === 'NoSchedule' || taint.effect === 'NoExecute') && !tolerations.some((t) => toleratesTaint(t, taint)));
 }
 
-function requirementMatches(r: NodeSelectorRequirement, value: string | undefined): boolean {
-  const vals = r.values ?? [];
-  switch (r.operator) {
-    case 'In':
-      return value !== undefined && vals.includes(value);
-    case 'NotIn':
-      return value === undefined || !vals.includes(value);
-    case 'Exists':
-      return value !== undefined;
-    case 'DoesNotExist':
-      return value === undefined;
-    case 'Gt':
-    case 'Lt': {
-      if (value === undefined || vals.length !== 1 || !/^-?\d+$/.test(value) || !/^-?\d+$/.test(vals[0])) return false;
-      return r.operator === 'Gt' ? BigInt(value) > BigInt(vals[0]) : BigInt(value) < BigInt(vals[0]);
-    }
-    default:
-      return false;
-  }
-}
-
-/** A node selector term: all expressions over labels and all fields (metadata.name) match; an empty term matches nothing. */
+/** A node selector term against a node: its labels and its name (matchFields metadata.name). */
 export function termMatches(term: NodeSelectorTerm, node: KObject): boolean {
-  const exprs = term.matchExpressions ?? [];
-  const fields = term.matchFields ?? [];
-  if (!exprs.length && !fields.length) return false;
-  const labels = node.metadata.labels ?? {};
-  return exprs.every((r) => requirementMatches(r, Object.prototype.hasOwnProperty.call(labels, r.key) ? labels[r.key] : undefined)) &&
-    fields.every((r) => r.key === 'metadata.name' && requirementMatches(r, node.metadata.name));
+  return nodeSelectorTermMatches(term, node.metadata.labels ?? {}, node.metadata.name ?? '');
 }
 
 /** nodeaffinity.GetRequiredNodeAffinity(pod).Match(node): nodeSelector and the required terms (any of them). */

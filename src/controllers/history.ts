@@ -121,17 +121,27 @@ export function nextRevision(sorted: ControllerRevision[]): number {
   return sorted.length ? (sorted[sorted.length - 1].revision ?? 0) + 1 : 1;
 }
 
-/** NewControllerRevision: owned by `owner`, labelled like the template plus the hash label, named `<owner>-<hash>`. */
-export function newControllerRevision(owner: KObject, template: PodTemplate | undefined, revision: number, collisionCount: number): ControllerRevision {
+/**
+ * NewControllerRevision: owned by `owner`, labelled like the template plus the hash label, named `<owner>-<hash>`.
+ * StatefulSets hash the revision data under controller.kubernetes.io/hash; DaemonSets pass their template hash and
+ * controller-revision-hash.
+ */
+export function newControllerRevision(
+  owner: KObject,
+  template: PodTemplate | undefined,
+  revision: number,
+  collisionCount: number,
+  opts: { hash?: string; hashLabel?: string } = {},
+): ControllerRevision {
   const data = templatePatch(template);
-  const hash = hashControllerRevision(data, collisionCount);
+  const hash = opts.hash ?? hashControllerRevision(data, collisionCount);
   const rev: ControllerRevision = {
     apiVersion: 'apps/v1',
     kind: 'ControllerRevision',
     metadata: {
       name: controllerRevisionName(owner.metadata.name!, hash),
       namespace: owner.metadata.namespace,
-      labels: { ...(template?.metadata?.labels ?? {}), [REVISION_HASH_LABEL]: hash },
+      labels: { ...(template?.metadata?.labels ?? {}), [opts.hashLabel ?? REVISION_HASH_LABEL]: hash },
       ownerReferences: [controllerRef(owner)],
     },
     data,

@@ -8,10 +8,8 @@ import { StatusError } from '../machinery/errors.js';
 import { clone, rfc3339 } from '../machinery/object.js';
 import type { ReconcileResult } from '../client/workqueue.js';
 import { Reconciler, type ControllerContext } from './controller.js';
-import { ControllerManager, type ControllerFactory } from './manager.js';
-import { gcResourcesFrom, type GCResource } from './garbage-collector-owners.js';
-import type { Client } from '../client/types.js';
-import type { ResourceDefinition } from '../api/types.js';
+import type { ControllerFactory } from './manager.js';
+import type { GCResource } from './garbage-collector-owners.js';
 import { NamespaceDeletionReport, applyNamespaceConditions } from './namespace-conditions.js';
 
 export interface NamespaceControllerOptions {

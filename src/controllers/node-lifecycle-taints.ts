@@ -1,6 +1,7 @@
 // Pure node-lifecycle rules: which taints a node's conditions call for, how tolerations match taints
 // (k8s.io/api/core/v1 toleration.go), and zone disruption states (node_lifecycle_controller.go ComputeZoneState).
 import type { Toleration } from '../api/core-pod-types.js';
+import { toleratesTaint as tolerates } from '../api/core-scheduling-match.js';
 
 export interface Taint {
   key: string;
@@ -80,15 +81,6 @@ export function reconcileTaints(current: Taint[], noSchedule: Set<string>, noExe
     changed = true;
   }
   return changed ? out : undefined;
-}
-
-/** Toleration.ToleratesTaint. */
-export function tolerates(t: Toleration, taint: Taint): boolean {
-  if (t.effect && t.effect !== taint.effect) return false;
-  if (t.key && t.key !== taint.key) return false;
-  const op = t.operator || 'Equal';
-  if (op === 'Exists') return true;
-  return op === 'Equal' && (t.value ?? '') === (taint.value ?? '');
 }
 
 /**

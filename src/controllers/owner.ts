@@ -1,17 +1,10 @@
 // ownerReferences helpers shared by the workload controllers (metav1.GetControllerOf, NewControllerRef).
-import type { KObject } from '../api/types.js';
+import type { KObject, OwnerReference } from '../api/types.js';
 
-export interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
+export type { OwnerReference };
 
 export function ownerReferences(obj: KObject): OwnerReference[] {
-  return ((obj.metadata as { ownerReferences?: OwnerReference[] }).ownerReferences ?? []) as OwnerReference[];
+  return obj.metadata.ownerReferences ?? [];
 }
 
 export function controllerOf(obj: KObject): OwnerReference | undefined {

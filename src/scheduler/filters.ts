@@ -5,6 +5,7 @@
 import type { KObject } from '../api/types.js';
 import type { PodSpec, Toleration } from '../api/core-pod-types.js';
 import type { Taint } from '../api/core-node-validation.js';
+import { nodeSelectorTermMatches, toleratesTaint, type NodeSelectorRequirement, type NodeSelectorTerm } from '../api/core-scheduling-match.js';
 import { podHostPorts, podPriority, type HostPort, type NodeInfo } from './node-info.js';
 import { podRequests, type Resources } from './resources.js';
 import { podTopologySpreadFilter } from './topology-spread.js';
@@ -25,16 +26,7 @@ export const REASON_NODE_AFFINITY = "node(s) didn't match Pod's node affinity/se
 export const REASON_TOO_MANY_PODS = 'Too many pods';
 export const untoleratedTaintReason = (t: Taint): string => `node(s) had untolerated taint {${t.key ?? ''}: ${t.value ?? ''}}`;
 
-export interface NodeSelectorRequirement {
-  key?: string;
-  operator?: string;
-  values?: string[];
-}
-
-export interface NodeSelectorTerm {
-  matchExpressions?: NodeSelectorRequirement[];
-  matchFields?: NodeSelectorRequirement[];
-}
+export type { NodeSelectorRequirement, NodeSelectorTerm };
 
 interface NodeAffinity {
   requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: NodeSelectorTerm[] };
@@ -80,14 +72,7 @@ export function podInfo(pod: KObject): PodInfo {
 
 // ---- tolerations (v1helper.TolerationsTolerateTaint) ----
 
-export function toleratesTaint(tol: Toleration, taint: Taint): boolean {
-  if (tol.effect && tol.effect !== taint.effect) return false;
-  if (tol.key !== undefined && tol.key !== '' && tol.key !== taint.key) return false;
-  const op = tol.operator || 'Equal';
-  if (op === 'Exists') return true;
-  if (op === 'Equal') return (tol.value ?? '') === (taint.value ?? '');
-  return false;
-}
+export { toleratesTaint };
 
 export function tolerated(tolerations: Toleration[], taint: Taint): boolean {
   return tolerations.some((t) => toleratesTaint(t, taint));
@@ -103,43 +88,8 @@ function labelsOf(ni: NodeInfo): Record<string, string> {
 
 // ---- node selector terms (nodeaffinity.NodeSelector) ----
 
-function matchRequirement(r: NodeSelectorRequirement, value: string | undefined): boolean {
-  const vals = r.values ?? [];
-  switch (r.operator) {
-    case 'In':
-      return value !== undefined && vals.includes(value);
-    case 'NotIn':
-      return value === undefined || !vals.includes(value);
-    case 'Exists':
-      return value !== undefined;
-    case 'DoesNotExist':
-      return value === undefined;
-    case 'Gt':
-    case 'Lt': {
-      if (value === undefined || vals.length !== 1) return false;
-      const have = Number.parseInt(value, 10);
-      const want = Number.parseInt(vals[0], 10);
-      if (!/^-?\d+$/.test(value) || !/^-?\d+$/.test(vals[0])) return false;
-      return r.operator === 'Gt' ? have > want : have < want;
-    }
-    default:
-      return false;
-  }
-}
-
 /** A term matches when all its expressions and fields match; an empty term matches nothing. */
-export function termMatches(term: NodeSelectorTerm, labels: Record<string, string>, nodeName: string): boolean {
-  const exprs = term.matchExpressions ?? [];
-  const fields = term.matchFields ?? [];
-  if (!exprs.length && !fields.length) return false;
-  for (const r of exprs) if (!matchRequirement(r, r.key !== undefined && r.key in labels ? labels[r.key] : undefined)) return false;
-  for (const r of fields) {
-    // metadata.name is the only supported node field
-    if (r.key !== 'metadata.name') return false;
-    if (!matchRequirement(r, nodeName)) return false;
-  }
-  return true;
-}
+export const termMatches = nodeSelectorTermMatches;
 
 export function nodeMatchesRequiredAffinity(p: PodInfo, ni: NodeInfo): boolean {
   const labels = labelsOf(ni);

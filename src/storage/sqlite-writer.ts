@@ -4,7 +4,7 @@
 import type Database from 'better-sqlite3';
 import { GroupCommit } from './group-commit.js';
 import { SqliteCompaction } from './sqlite-compaction.js';
-import { SqliteWrites, type Applied, type WriteOp, batchTransaction, type BatchTransaction } from './sqlite-writes.js';
+import { SqliteWrites, type WriteOp, batchTransaction, type BatchTransaction } from './sqlite-writes.js';
 import type { WatchEvent, WriteResult } from './types.js';
 
 /** One committed transaction. */
