@@ -1,88 +1,13 @@
 // `npm run bench`: start-up, write, list and watch figures for the API server, beside the raw SQLite commit rate.
 // Prints a table a person can compare with the README's performance section. Not a test: no pass/fail.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import YAML from 'yaml';
-
-const root = resolve(fileURLToPath(import.meta.url), '../../..');
-const bin = join(root, 'bin', 'k1s');
-
-interface Server {
-  proc: ChildProcess;
-  url: string;
-  agent: https.Agent;
-  dataDir: string;
-}
-
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-}
-
-function median(xs: number[]): number {
-  return pct(xs, 50);
-}
-
-function rssMiB(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Math.round(Number(m[1]) / 1024) : 0;
-}
-
-async function startServer(dataDir: string, extraArgs: string[] = []): Promise<{ server: Server; readyMs: number }> {
-  const kubeconfig = join(dataDir, 'kubeconfig');
-  const t0 = performance.now();
-  const proc = spawn(process.execPath, [bin, 'server', '--data-dir', dataDir, '--https-listen-port', '0', '--write-kubeconfig', kubeconfig, '--disable-agent', ...extraArgs], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const url = await new Promise<string>((res, rej) => {
-    const on = (d: Buffer) => {
-      out += d;
-      const m = /ready at (https:\/\/\S+)/.exec(out);
-      if (m) res(m[1]);
-    };
-    proc.stdout!.on('data', on);
-    proc.stderr!.on('data', on);
-    proc.on('exit', (c) => rej(new Error(`server exited ${c}: ${out}`)));
-  });
-  const readyMs = performance.now() - t0;
-  const kc = YAML.parse(readFileSync(kubeconfig, 'utf8'));
-  const b64 = (s: string) => Buffer.from(s, 'base64');
-  const agent = new https.Agent({
-    keepAlive: true,
-    maxSockets: 64,
-    ca: b64(kc.clusters[0].cluster['certificate-authority-data']),
-    cert: b64(kc.users[0].user['client-certificate-data']),
-    key: b64(kc.users[0].user['client-key-data']),
-  });
-  return { server: { proc, url, agent, dataDir }, readyMs };
-}
-
-async function stop(s: Server): Promise<void> {
-  s.agent.destroy();
-  await new Promise<void>((res) => {
-    s.proc.once('exit', () => res());
-    s.proc.kill('SIGTERM');
-  });
-}
-
-function request(s: Server, method: string, path: string, body?: unknown): Promise<{ status: number; body: string }> {
-  return new Promise((res, rej) => {
-    const data = body === undefined ? undefined : JSON.stringify(body);
-    const req = https.request(`${s.url}${path}`, { method, agent: s.agent, headers: data ? { 'content-type': 'application/json' } : {} }, (r) => {
-      let text = '';
-      r.on('data', (d) => (text += d));
-      r.on('end', () => res({ status: r.statusCode ?? 0, body: text }));
-    });
-    req.on('error', rej);
-    req.end(data);
-  });
-}
+import { median, pct, request, rssMiB, startServer, stop, type Server } from './bench-server.js';
+import { benchScheduler } from './bench-scheduler.js';
 
 type Make = (name: string) => Record<string, unknown>;
 const configMap: Make = (name) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { key: 'value' } });
@@ -372,69 +297,6 @@ async function benchControllers(row: (k: string, v: string) => void): Promise<vo
 }
 
 /** Scheduling throughput: 10,000 pods created as fast as the API takes them onto 100 simulated nodes. */
-async function benchScheduler(row: (k: string, v: string) => void): Promise<void> {
-  const total = Number(process.env.K1S_BENCH_SCHED_PODS ?? 10_000);
-  const nodes = Number(process.env.K1S_BENCH_SCHED_NODES ?? 100);
-  const dir = mkdtempSync(join(tmpdir(), 'k1s-bench-'));
-  const { server } = await startServer(dir, ['--simulated-nodes', String(nodes)]);
-  const ready = async () => {
-    const r = JSON.parse((await request(server, 'GET', '/api/v1/nodes')).body) as { items: { spec?: { podCIDR?: string } }[] };
-    return r.items.filter((n) => n.spec?.podCIDR).length;
-  };
-  while ((await ready()) < nodes) await new Promise((r) => setTimeout(r, 100));
-  await request(server, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'sched' } });
-  while ((await request(server, 'GET', '/api/v1/namespaces/sched/serviceaccounts/default')).status !== 200) await new Promise((r) => setTimeout(r, 50));
-  const sent = new Map<string, number>();
-  const bound = new Map<string, number>();
-  let allBound: () => void = () => {};
-  const done = new Promise<void>((res) => (allBound = res));
-  const watch = https.get(`${server.url}/api/v1/namespaces/sched/pods?watch=true`, { agent: new https.Agent({ ...server.agent.options, keepAlive: false }) }, (r) => {
-    let buf = '';
-    r.on('data', (d) => {
-      buf += d;
-      let i;
-      while ((i = buf.indexOf('\n')) >= 0) {
-        const ev = JSON.parse(buf.slice(0, i));
-        buf = buf.slice(i + 1);
-        const name = ev.object?.metadata?.name;
-        if (name && ev.object.spec?.nodeName && !bound.has(name)) {
-          bound.set(name, performance.now());
-          if (bound.size === total) allBound();
-        }
-      }
-    });
-  });
-  await new Promise((r) => setTimeout(r, 300));
-  let next = 0;
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: 32 }, async () => {
-      for (;;) {
-        const i = next++;
-        if (i >= total) return;
-        const name = `p-${i}`;
-        sent.set(name, performance.now());
-        const r = await request(server, 'POST', '/api/v1/namespaces/sched/pods', {
-          apiVersion: 'v1',
-          kind: 'Pod',
-          metadata: { name, labels: { app: 'sched' } },
-          spec: { containers: [{ name: 'c', image: 'busybox:1.36', resources: { requests: { cpu: '10m', memory: '16Mi' } } }] },
-        });
-        if (r.status !== 201) throw new Error(`pod create failed: ${r.status} ${r.body}`);
-      }
-    }),
-  );
-  const created = performance.now();
-  await Promise.race([done, new Promise((r) => setTimeout(r, 600_000))]);
-  const end = performance.now();
-  watch.destroy();
-  const lat = [...bound].map(([n, t]) => t - sent.get(n)!);
-  row(`scheduling: ${total.toLocaleString('en')} pods onto ${nodes} simulated nodes`, `${bound.size.toLocaleString('en')} bound in ${((end - t0) / 1000).toFixed(1)} s (created in ${((created - t0) / 1000).toFixed(1)} s): ${(bound.size / ((end - t0) / 1000)).toFixed(0)} pods/s, creation → bound p50 ${pct(lat, 50).toFixed(0)} ms, p99 ${pct(lat, 99).toFixed(0)} ms`);
-  row('server RSS after scheduling', `${rssMiB(server.proc.pid!)} MiB`);
-  await stop(server);
-  rmSync(dir, { recursive: true, force: true });
-}
-
 main().catch((e) => {
   console.error(e);
   process.exit(1);

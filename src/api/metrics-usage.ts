@@ -63,7 +63,8 @@ export function containerUsage(pod: KObject): { name: string; usage: { cpu: Quan
  * computed synchronously from a node object.
  */
 export class PodsByNode {
-  private readonly byKey = new Map<string, KObject>();
+  /** raw JSON until a metrics request needs the object: most pod writes are never asked about */
+  private readonly byKey = new Map<string, string | KObject>();
   private watch?: Watch;
   readonly ready: Promise<void>;
 
@@ -85,12 +86,26 @@ export class PodsByNode {
       this.byKey.delete(ev.kv.key);
       return;
     }
-    this.byKey.set(ev.kv.key, JSON.parse(ev.kv.value) as KObject);
+    this.byKey.set(ev.kv.key, ev.kv.value);
+  }
+
+  private pods(): KObject[] {
+    const out: KObject[] = [];
+    for (const [k, v] of this.byKey) {
+      if (typeof v !== 'string') {
+        out.push(v);
+        continue;
+      }
+      const obj = JSON.parse(v) as KObject;
+      this.byKey.set(k, obj);
+      out.push(obj);
+    }
+    return out;
   }
 
   /** The pods on a node that report metrics. */
   onNode(node: string): KObject[] {
-    return [...this.byKey.values()].filter((p) => (p as PodLike).spec?.nodeName === node && podReportsMetrics(p));
+    return this.pods().filter((p) => (p as PodLike).spec?.nodeName === node && podReportsMetrics(p));
   }
 
   stop(): void {

@@ -15,7 +15,19 @@ export function selectableFieldNames(def: ResourceDefinition): string[] {
   return [...names, ...Object.keys(def.selectableFields ?? {})];
 }
 
+// Objects handed to watchers are shared and never modified (decodeShared), so one computation serves every watcher
+// of a change (e.g. one spec.nodeName watch per kubelet). A memo table, not state: it holds nothing a caller sees.
+const fieldMemo = new WeakMap<ResourceDefinition, WeakMap<KObject, Record<string, string>>>();
+
 export function fieldsOf(def: ResourceDefinition, obj: KObject): Record<string, string> {
+  let memo = fieldMemo.get(def);
+  if (!memo) fieldMemo.set(def, (memo = new WeakMap()));
+  let f = memo.get(obj);
+  if (!f) memo.set(obj, (f = computeFields(def, obj)));
+  return f;
+}
+
+function computeFields(def: ResourceDefinition, obj: KObject): Record<string, string> {
   const f: Record<string, string> = { 'metadata.name': obj.metadata.name ?? '' };
   if (def.namespaced) f['metadata.namespace'] = obj.metadata.namespace ?? '';
   for (const [k, fn] of Object.entries(def.selectableFields ?? {})) f[k] = fn(obj) ?? '';

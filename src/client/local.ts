@@ -45,6 +45,9 @@ export class LocalClient implements Client {
       dryRun: o?.dryRun ? 'All' : undefined,
       fieldManager: o?.fieldManager,
       force: o?.force === undefined ? undefined : String(o.force),
+      // bodies come from JSON.stringify of our own objects: no duplicate fields, and k1s' components send only
+      // fields they know, so the unknown-field walk (Warn by default) is skipped; type errors are still fatal
+      fieldValidation: 'Ignore',
     });
     const listQuery = (p?: ListParams): Record<string, string | undefined> => ({
       labelSelector: p?.labelSelector,

@@ -60,6 +60,8 @@ export class ResourceQuotaController extends Reconciler {
       inf.addHandler({
         add: (o) => this.replenish(o),
         update: (old, o) => {
+          // most namespaces have no quota: skip computing usage for every pod write
+          if (!this.quotas.list(o.metadata.namespace ?? '').length) return;
           const now = this.ctx.now();
           if (!equals(ev.usage(old, now), ev.usage(o, now)) || JSON.stringify(old.spec) !== JSON.stringify(o.spec)) this.replenish(o);
         },
