@@ -1,7 +1,8 @@
 // Filter plugins of the default profile, in kube-scheduler 1.33's order: NodeUnschedulable, NodeName,
-// TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit, PodTopologySpread, InterPodAffinity (the volume
-// plugins between them are not modelled). A node fails at the first plugin that rejects it;
-// reasons and codes are kube's (UnschedulableAndUnresolvable tells preemption not to bother with the node).
+// TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit, VolumeRestrictions, NodeVolumeLimits, VolumeBinding,
+// VolumeZone, PodTopologySpread, InterPodAffinity (the volume plugins' PreFilters run first, see runFilters). A node
+// fails at the first plugin that rejects it; reasons and codes are kube's (UnschedulableAndUnresolvable tells
+// preemption not to bother with the node).
 import type { KObject } from '../api/types.js';
 import type { PodSpec, Toleration } from '../api/core-pod-types.js';
 import type { Taint } from '../api/core-node-validation.js';
@@ -10,6 +11,7 @@ import { podHostPorts, podPriority, type HostPort, type NodeInfo } from './node-
 import { podRequests, type Resources } from './resources.js';
 import { podTopologySpreadFilter } from './topology-spread.js';
 import { interPodAffinityFilter } from './inter-pod-affinity.js';
+import { volumeFilters, volumePreFilters } from './plugin-volume-binding.js';
 
 export type StatusCode = 'Unschedulable' | 'UnschedulableAndUnresolvable';
 
@@ -17,6 +19,8 @@ export interface FilterStatus {
   plugin: string;
   code: StatusCode;
   reasons: string[];
+  /** a PreFilter rejected the pod: every node has this status and the FitError prints its message alone */
+  preFilter?: boolean;
 }
 
 export const REASON_UNSCHEDULABLE = 'node(s) were unschedulable';
@@ -164,12 +168,19 @@ export const DEFAULT_FILTERS: readonly Filter[] = [
   nodeAffinity,
   nodePorts,
   nodeResourcesFit,
+  // VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone
+  volumeFilters,
   podTopologySpreadFilter,
   interPodAffinityFilter,
 ];
 
 /** Runs the filters in order; the first rejection is the node's status, undefined means the node fits. */
 export function runFilters(p: PodInfo, ni: NodeInfo, filters: readonly Filter[] = DEFAULT_FILTERS): FilterStatus | undefined {
+  // the volume plugins' PreFilter rejections hold for every node (computed once per attempt)
+  if (p.spec.volumes?.length) {
+    const pre = volumePreFilters(p, ni);
+    if (pre) return pre;
+  }
   for (const f of filters) {
     const s = f(p, ni);
     if (s) return s;

@@ -11,10 +11,16 @@ export const NOT_ELIGIBLE_PREEMPT_NEVER = 'not eligible due to preemptionPolicy=
 /** "0/N nodes are available: <histogram>." with "<count> <reason>" entries sorted as strings. */
 export function fitErrorMessage(numAllNodes: number, statuses: Iterable<FilterStatus>, postFilterMsg = ''): string {
   const counts = new Map<string, number>();
-  for (const s of statuses) for (const r of s.reasons) counts.set(r, (counts.get(r) ?? 0) + 1);
+  let preFilterMsg = '';
+  for (const s of statuses) {
+    if (s.preFilter) preFilterMsg ||= s.reasons.join(', ');
+    for (const r of s.reasons) counts.set(r, (counts.get(r) ?? 0) + 1);
+  }
   const parts = [...counts].map(([r, n]) => `${n} ${r}`).sort();
   let msg = `0/${numAllNodes} nodes are available:`;
-  if (parts.length) msg += ` ${parts.join(', ')}.`;
+  // a PreFilter rejection replaces the per-node histogram
+  if (preFilterMsg) msg += ` ${preFilterMsg}.`;
+  else if (parts.length) msg += ` ${parts.join(', ')}.`;
   if (postFilterMsg) msg += ` ${postFilterMsg}`;
   return msg;
 }

@@ -4,6 +4,8 @@
 import type { KObject } from '../api/types.js';
 import type { PodSpec } from '../api/core-pod-types.js';
 import type { LabelSelector } from '../machinery/labels.js';
+import type { VolumeLookups } from './volume-binding-types.js';
+import type { ImageLookups } from './plugin-image-locality.js';
 import {
   addResources,
   emptyResources,
@@ -56,6 +58,10 @@ export interface ClusterLookups {
    * "system default" topology spread selector); without it the pod's own labels are used when a controller owns it
    */
   defaultSpreadSelector?: (pod: KObject) => LabelSelector | undefined;
+  /** PVCs, PVs, StorageClasses and CSINodes (with the binder's assumptions) for the volume plugins */
+  volumes?: VolumeLookups;
+  /** the images nodes report, for ImageLocality */
+  images?: ImageLookups;
 }
 
 function podAffinityFlags(pod: KObject): { hasPodAffinity: boolean; hasRequiredAntiAffinity: boolean } {

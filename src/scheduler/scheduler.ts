@@ -22,6 +22,8 @@ import { SchedulerCache, type NodeInfo } from './node-info.js';
 import { SchedulingQueue, type QueuedPod } from './queue.js';
 import { scoreNodes, selectHost } from './scores.js';
 import { sameResources, nodeAllocatable } from './resources.js';
+import { VolumeBinder, type VolumeReservation } from './volume-binding-binder.js';
+import { ImageStates } from './plugin-image-locality.js';
 
 export interface SchedulerOptions {
   /** the spec.schedulerName this scheduler serves (default "default-scheduler") */
@@ -105,6 +107,7 @@ export class Scheduler implements Controller {
   private pods!: Informer;
   private pdbs!: Informer;
   private nodes!: Informer;
+  private volumes?: VolumeBinder;
   private readonly recorder: EventRecorder;
   private readonly schedulerName: string;
   private readonly random: () => number;
@@ -123,7 +126,9 @@ export class Scheduler implements Controller {
 
   setup(): void {
     // namespace labels (namespaceSelector) and Service/RC/RS/StatefulSet selectors (default spread constraints)
-    this.cache.lookups = informerLookups(this.ctx.informers);
+    // PVCs/PVs/StorageClasses/CSINodes for the volume plugins (storage events requeue the pods they may help)
+    this.volumes = new VolumeBinder({ client: this.ctx.client, informers: this.ctx.informers, onEvent: (plugins) => this.queue.moveOnEvent(plugins) });
+    this.cache.lookups = { ...informerLookups(this.ctx.informers), volumes: this.volumes, images: new ImageStates(this.ctx.informers) };
     this.nodes = this.ctx.informers.informer('v1', 'nodes');
     this.pods = this.ctx.informers.informer('v1', 'pods');
     this.pdbs = this.ctx.informers.informer('policy/v1', 'poddisruptionbudgets');
@@ -153,6 +158,7 @@ export class Scheduler implements Controller {
   stop(): void {
     this.stopped = true;
     this.queue.close();
+    this.volumes?.close();
   }
 
   // ---- informer events ----
@@ -240,14 +246,28 @@ export class Scheduler implements Controller {
       return;
     }
     this.cache.assume(pod, placement.host.name);
+    // VolumeBinding's Reserve: PVs and provisioning promised to this pod before the next one is scheduled
+    const volumes = this.volumes?.reserve(info, placement.host.name);
     // counted on the node from now on, no longer as a nomination
     this.nominator.remove(q.uid);
-    void this.bind(q, pod, placement.host.name);
+    void this.bind(q, pod, placement.host.name, volumes);
   }
 
-  private async bind(q: QueuedPod, pod: PodLike, node: string): Promise<void> {
+  private async bind(q: QueuedPod, pod: PodLike, node: string, volumes?: VolumeReservation): Promise<void> {
     const ns = pod.metadata.namespace!;
     const name = pod.metadata.name!;
+    if (volumes) {
+      // VolumeBinding's PreBind: write the volume bindings and wait until the claims are bound
+      try {
+        await this.volumes!.preBind(volumes);
+      } catch (e) {
+        this.volumes!.unreserve(volumes);
+        this.cache.forget(pod.metadata.uid ?? '');
+        this.queue.addBackoff(q.key);
+        this.report(pod, `running PreBind plugin "VolumeBinding": ${(e as Error).message}`, 'SchedulerError');
+        return;
+      }
+    }
     try {
       await this.ctx.client.resource('v1', 'pods').create(
         ns,
@@ -258,6 +278,7 @@ export class Scheduler implements Controller {
       this.recorder.event(pod, 'Normal', 'Scheduled', `Successfully assigned ${ns}/${name} to ${node}`);
     } catch (e) {
       this.cache.forget(pod.metadata.uid ?? '');
+      this.volumes?.unreserve(volumes);
       // already bound, being deleted or gone: nothing left to do for this pod
       if (e instanceof StatusError && (e.code === 409 || e.code === 404)) {
         this.queue.done(q.key);

@@ -1,19 +1,21 @@
 // Score plugins of the default profile (kube-scheduler 1.33) with their default weights: NodeResourcesFit
-// (LeastAllocated over cpu and memory, weight 1), NodeResourcesBalancedAllocation (1), TaintToleration
-// PreferNoSchedule (3), NodeAffinity preferred terms (2), PodTopologySpread (2) and InterPodAffinity (2). Each
-// plugin scores 0–100 per node (normalised like framework.DefaultNormalizeScore or the plugin's own
+// (LeastAllocated over cpu and memory, weight 1), NodeResourcesBalancedAllocation (1), ImageLocality (1),
+// TaintToleration PreferNoSchedule (3), NodeAffinity preferred terms (2), PodTopologySpread (2) and InterPodAffinity
+// (2). Each plugin scores 0–100 per node (normalised like framework.DefaultNormalizeScore or the plugin's own
 // NormalizeScore); the node with the highest weighted sum wins, ties broken at random.
 import type { Taint } from '../api/core-node-validation.js';
 import { termMatches, tolerated, type PodInfo } from './filters.js';
 import type { NodeInfo } from './node-info.js';
 import { podTopologySpreadScores } from './topology-spread.js';
 import { interPodAffinityScores } from './inter-pod-affinity.js';
+import { imageLocalityScores } from './plugin-image-locality.js';
 
 export const MAX_NODE_SCORE = 100;
 
 export const DEFAULT_SCORE_WEIGHTS = {
   NodeResourcesFit: 1,
   NodeResourcesBalancedAllocation: 1,
+  ImageLocality: 1,
   TaintToleration: 3,
   NodeAffinity: 2,
   PodTopologySpread: 2,
@@ -98,6 +100,7 @@ export function scoreNodes(p: PodInfo, nodes: NodeInfo[]): NodeScore[] {
   const w = DEFAULT_SCORE_WEIGHTS;
   const totals = nodes.map((n) => leastAllocatedScore(p, n) * w.NodeResourcesFit);
   if (balancedAllocationApplies(p)) nodes.forEach((n, i) => (totals[i] += balancedAllocationScore(p, n) * w.NodeResourcesBalancedAllocation));
+  imageLocalityScores(p, nodes)?.forEach((s, i) => (totals[i] += s * w.ImageLocality));
   const taints = defaultNormalizeScore(nodes.map((n) => intolerablePreferNoSchedule(p, n)), { reverse: true });
   taints.forEach((s, i) => (totals[i] += s * w.TaintToleration));
   if (p.preferredTerms.length) {
