@@ -1,10 +1,12 @@
 // k1s command dispatch: one file per command.
+import { imageCommand } from './image.js';
 import { nodeCommand } from './node.js';
 import { serverCommand } from './server.js';
 
 const commands: Record<string, { summary: string; run: (args: string[]) => Promise<number | void> }> = {
   server: { summary: 'run the cluster (API server, controllers, scheduler, nodes) in the foreground', run: serverCommand },
   node: { summary: 'add, remove or list simulated nodes of a running cluster', run: nodeCommand },
+  image: { summary: "load image tarballs into the cluster's containerd and list its images", run: (args) => imageCommand(args) },
 };
 
 function usage(): string {

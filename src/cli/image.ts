@@ -1,0 +1,175 @@
+// `k1s image load|ls`: puts image tarballs into the containerd of a k1s cluster (there is no registry to pull from)
+// and lists what that containerd has, the way `crictl images` does.
+import { access, stat } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { containerdPaths } from '../runtime/containerd-config.js';
+import { CriClient } from '../runtime/cri-client.js';
+import { importImageArchives, listImages } from '../runtime/images.js';
+import { defaultDataDir } from './server.js';
+
+const help = `Usage: k1s image <load|ls> [flags] [FILE.tar…]
+
+Loads image tarballs into the containerd of a k1s cluster and lists its images.
+
+Examples:
+  k1s image load dist/images/busybox.tar my-app.tar
+  k1s image ls --data-dir /tmp/k1s
+
+Commands:
+  load FILE.tar…   import OCI image-layout or docker-archive (docker save) tarballs; images containerd already
+                   has with the same digest are skipped
+  ls               list the images of the cluster's containerd (IMAGE, TAG, IMAGE ID, SIZE)
+
+Flags:
+  --data-dir DIR                 the cluster's data dir (default ~/.k1s, /var/lib/k1s as root)
+  --container-runtime-endpoint S containerd socket to use instead of the one under the data dir
+  -h, --help                     show this help`;
+
+export interface ImageCommandIO {
+  out?: (line: string) => void;
+  err?: (line: string) => void;
+}
+
+/** go-units' HumanSizeWithPrecision(size, 3), which crictl uses for SIZE: decimal units, three significant digits. */
+export function humanSize(bytes: number): string {
+  const units = ['B', 'kB', 'MB', 'GB', 'TB', 'PB', 'EB'];
+  let v = bytes;
+  let i = 0;
+  while (v >= 1000 && i < units.length - 1) {
+    v /= 1000;
+    i++;
+  }
+  return `${Number(v.toPrecision(3))}${units[i]}`;
+}
+
+/** Splits a reference into repository and tag the way crictl shows them ("<none>" when untagged). */
+export function splitReference(name: string): { repo: string; tag: string } {
+  if (/^sha256:[0-9a-f]+$/.test(name)) return { repo: '<none>', tag: '<none>' };
+  const at = name.indexOf('@');
+  const ref = at >= 0 ? name.slice(0, at) : name;
+  const colon = ref.lastIndexOf(':');
+  if (colon > ref.lastIndexOf('/')) return { repo: ref.slice(0, colon), tag: ref.slice(colon + 1) };
+  return { repo: ref, tag: '<none>' };
+}
+
+/** Columns padded like Go's tabwriter with minwidth 20 and padding 3 (crictl's table writer). */
+export function formatTable(rows: string[][]): string[] {
+  const widths: number[] = [];
+  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, Math.max(c.length + 3, 20))));
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join(''));
+}
+
+/** The short image id crictl prints: the first 13 hex digits of the config digest. */
+export function shortImageId(id: string): string {
+  return id.replace(/^sha256:/, '').slice(0, 13);
+}
+
+/** Resolves once something accepts connections on the unix socket, false when nothing listens there. */
+function socketAnswers(path: string, timeoutMs = 2000): Promise<boolean> {
+  return new Promise((done) => {
+    const s = connect(path);
+    const timer = setTimeout(() => finish(false), timeoutMs);
+    function finish(ok: boolean) {
+      clearTimeout(timer);
+      s.destroy();
+      done(ok);
+    }
+    s.once('connect', () => finish(true));
+    s.once('error', () => finish(false));
+  });
+}
+
+export async function imageCommand(args: string[], io: ImageCommandIO = {}): Promise<number> {
+  const out = io.out ?? ((l: string) => console.log(l));
+  const err = io.err ?? ((l: string) => console.error(l));
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        'data-dir': { type: 'string' },
+        'container-runtime-endpoint': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (e) {
+    err(`k1s image: ${(e as Error).message}\n\n${help}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    out(help);
+    return 0;
+  }
+  const [verb, ...rest] = positionals;
+  if (verb !== 'load' && verb !== 'ls') {
+    err(verb ? `k1s image: unknown command "${verb}"\n\n${help}` : `k1s image: a command is required (load or ls)\n\n${help}`);
+    return 2;
+  }
+  if (verb === 'load' && rest.length === 0) {
+    err(`k1s image load: name at least one FILE.tar to load\n\n${help}`);
+    return 2;
+  }
+  if (verb === 'ls' && rest.length > 0) {
+    err(`k1s image ls: takes no arguments, got "${rest.join(' ')}"`);
+    return 2;
+  }
+  const files = rest.map((f) => resolve(f));
+  for (const f of files) {
+    const st = await stat(f).catch(() => undefined);
+    if (!st?.isFile()) {
+      err(`k1s image load: ${f}: no such file (give OCI image-layout or docker-archive .tar files)`);
+      return 1;
+    }
+    if (!(await access(f).then(() => true, () => false))) {
+      err(`k1s image load: ${f}: cannot be read`);
+      return 1;
+    }
+  }
+
+  const dataDir = resolve(values['data-dir'] ?? defaultDataDir());
+  const endpoint = values['container-runtime-endpoint'];
+  const address = endpoint ? endpoint.replace(/^unix:\/\//, '') : containerdPaths(dataDir).address;
+  if (!(await socketAnswers(address))) {
+    err(
+      endpoint
+        ? `k1s image ${verb}: nothing answers at ${address}: is containerd running there?`
+        : `k1s image ${verb}: the containerd of the cluster in ${dataDir} is not running (nothing answers at ${address}).\n` +
+          `Start the cluster first: k1s server --data-dir ${dataDir}  (or k1s start)`,
+    );
+    return 1;
+  }
+
+  if (verb === 'load') {
+    try {
+      const started = Date.now();
+      const { imported, skipped } = await importImageArchives({ address, files, onProgress: out });
+      out(`loaded ${imported.length} image(s), skipped ${skipped.length} already present, in ${Date.now() - started} ms`);
+      return 0;
+    } catch (e) {
+      err(`k1s image load: ${(e as Error).message}`);
+      return 1;
+    }
+  }
+
+  const cri = new CriClient(address);
+  try {
+    const images = await listImages(cri);
+    const rows = [['IMAGE', 'TAG', 'IMAGE ID', 'SIZE']];
+    for (const img of images) {
+      const { repo, tag } = splitReference(img.name);
+      rows.push([repo, tag, shortImageId(img.id), humanSize(img.size)]);
+    }
+    for (const line of formatTable(rows)) out(line);
+    return 0;
+  } catch (e) {
+    err(`k1s image ls: ${(e as Error).message}`);
+    return 1;
+  } finally {
+    cri.close();
+  }
+}
