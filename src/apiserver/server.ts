@@ -15,6 +15,8 @@ import type { Registry } from './registry.js';
 import { parseRequestInfo } from './request-info.js';
 import { serveWatch, type WatchStreamOptions } from './watch-stream.js';
 import { registerDiscoveryRoutes } from './discovery-routes.js';
+import { registerPodStreams } from './pod-streams.js';
+import type { KubeletClientTls } from './kubelet-connection.js';
 
 // require() rather than import: the ESM loader scans a CommonJS package for named exports first (~15 ms here).
 const Fastify = createRequire(import.meta.url)('fastify') as typeof FastifyFactory;
@@ -29,6 +31,8 @@ export interface ApiServerOptions {
   /** extra bearer-token authenticators (service accounts come later) */
   authenticateToken?: (token: string) => Promise<UserInfo | undefined>;
   version: Record<string, string>;
+  /** the kubelet-client certificate for pods/log, exec, attach, portforward (issueKubeletClientCert) */
+  kubeletClient?: KubeletClientTls;
 }
 
 const publicPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/version/']);
@@ -115,6 +119,7 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
   app.get('/version', async (_req, reply) => json(reply, opts.version));
   opts.health.register(app);
   registerDiscoveryRoutes(app, opts.registry);
+  registerPodStreams(app, { registry: opts.registry, kubeletClient: opts.kubeletClient, authenticateToken: opts.authenticateToken });
 
   const resource = async (req: FastifyRequest, reply: FastifyReply) => {
     const [path, qs = ''] = req.url.split(/\?(.*)/s);
