@@ -17,6 +17,10 @@ import { defaultTolerationSeconds } from '../apiserver/admission-default-tolerat
 import { podPriorityAdmission } from '../apiserver/admission-priority.js';
 import { limitRangerAdmission } from '../apiserver/admission-limitranger.js';
 import { resourceQuotaAdmission } from '../apiserver/admission-resourcequota.js';
+import {
+  defaultStorageClassAdmission, persistentVolumeClaimResizeAdmission, storageObjectInUseProtectionAdmission,
+} from '../apiserver/admission-storage.js';
+import { defaultLocalPathStorageClass } from '../controllers/local-path-provisioner.js';
 import { metricsResources } from '../api/metrics.js';
 import type { Store } from '../storage/types.js';
 import type { UserInfo } from '../apiserver/context.js';
@@ -55,6 +59,11 @@ export function buildClusterApi(store: Store, opts: ClusterApiOptions = {}): Clu
   registry.admission.add(serviceAccountAdmission(() => registry.mustLookup('', 'v1', 'serviceaccounts')));
   registry.admission.add(defaultTolerationSeconds());
   registry.admission.add(podPriorityAdmission(() => registry.mustLookup('scheduling.k8s.io', 'v1', 'priorityclasses')));
+  // kube's order: DefaultStorageClass, StorageObjectInUseProtection, then (validating) PersistentVolumeClaimResize
+  const storageClasses = () => registry.mustLookup('storage.k8s.io', 'v1', 'storageclasses');
+  registry.admission.add(defaultStorageClassAdmission(storageClasses));
+  registry.admission.add(storageObjectInUseProtectionAdmission());
+  registry.admission.add(persistentVolumeClaimResizeAdmission(storageClasses));
   registry.admission.add(csrRequester());
   registry.admission.add(serviceAllocation({ serviceCIDR, nodePortRange: [30000, 32767] }, () => registry.mustLookup('', 'v1', 'services')));
   const enableServiceAccountTokens = (tokens: ServiceAccountTokens) => {
@@ -85,6 +94,7 @@ export async function bootstrapClusterObjects(api: ClusterApi, serviceCIDR = '10
     bootstrapNamespaces(api.client),
     ensureObjects(api.client, builtinPriorityClasses(), () => 'priorityclasses'),
     ensureReadOnly(api.registry.mustLookup('', 'v1', 'componentstatuses'), componentStatuses()),
+    ensureObjects(api.client, [defaultLocalPathStorageClass()], () => 'storageclasses'),
   ]);
   await ensureObjects(api.client, [kubernetesService(serviceCIDR)], () => 'services');
 }

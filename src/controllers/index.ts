@@ -15,6 +15,11 @@ import { nodeIpamController } from './node-ipam.js';
 import { nodeLifecycleController } from './node-lifecycle.js';
 import { taintEvictionController } from './node-lifecycle-eviction.js';
 import { podGCController } from './pod-gc.js';
+import { persistentVolumeController } from './persistentvolume.js';
+import { volumeResizer } from './persistentvolume-resize.js';
+import { pvcProtectionController } from './pvc-protection.js';
+import { pvProtectionController } from './pv-protection.js';
+import { localPathProvisioner } from './local-path-provisioner.js';
 import { replicaSetController, replicationControllerController } from './replicaset.js';
 import { resourceQuotaController } from './resourcequota.js';
 import { rootCAPublisherController } from './root-ca.js';
@@ -29,6 +34,8 @@ export interface DefaultControllersOptions {
   caPem: string;
   /** the pod network the node IPAM controller carves per-node CIDRs from (default 10.42.0.0/16) */
   clusterCIDR?: string;
+  /** where the built-in local-path provisioner puts volumes on nodes that do not announce a root (<data dir>/storage) */
+  localPathStorageRoot?: string;
 }
 
 export function defaultControllers(opts: DefaultControllersOptions): ControllerFactory[] {
@@ -56,5 +63,11 @@ export function defaultControllers(opts: DefaultControllersOptions): ControllerF
     disruptionController(),
     resourceQuotaController(),
     horizontalPodAutoscalerController(),
+    persistentVolumeController(),
+    pvcProtectionController(),
+    pvProtectionController(),
+    // what k3s runs beside kube-controller-manager: the local-path provisioner and (for expansion) its resizer
+    localPathProvisioner({ storageRoot: opts.localPathStorageRoot }),
+    volumeResizer(),
   ];
 }

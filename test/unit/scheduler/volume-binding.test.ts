@@ -106,10 +106,10 @@ describe('VolumeBinding', () => {
   it('WaitForFirstConsumer: the claim gets selected-node on the chosen node; the pod binds only once the claim is bound', async () => {
     await withCluster(async (c) => {
       const a = api(c);
-      await a.classes.create('', storageClass('local-path'));
+      await a.classes.create('', storageClass('test-wffc'));
       await a.nodes.create('', node('small', { cpu: '1' }));
       await a.nodes.create('', node('big', { cpu: '8' }));
-      await a.pvcs.create('default', claim('data', { cls: 'local-path' }));
+      await a.pvcs.create('default', claim('data', { cls: 'test-wffc' }));
       await a.pods.create('default', withClaims(pod('db', { cpu: '2' }), 'data'));
       const pvc = await c.waitFor('selected-node', async () => {
         const got = await a.pvcs.get('default', 'data');
@@ -120,7 +120,7 @@ describe('VolumeBinding', () => {
       await new Promise((r) => setTimeout(r, 300));
       assert.equal(nodeNameOf(await a.pods.get('default', 'db')), undefined);
       // the "provisioner": a PV on that node, then the claim bound to it
-      await a.pvs.create('', localPV('pvc-data', { node: 'big', cls: 'local-path', claimRef: 'data' }));
+      await a.pvs.create('', localPV('pvc-data', { node: 'big', cls: 'test-wffc', claimRef: 'data' }));
       await completeBinding(c, 'data', 'pvc-data');
       assert.equal(await boundNode(c, 'db'), 'big');
     });
@@ -225,9 +225,9 @@ describe('VolumeBinding', () => {
   it('a provisioner that gives up (drops selected-node) fails PreBind; the pod is retried and the claim re-selected', async () => {
     await withCluster(async (c) => {
       const a = api(c);
-      await a.classes.create('', storageClass('local-path'));
+      await a.classes.create('', storageClass('test-wffc'));
       await a.nodes.create('', node('n1'));
-      await a.pvcs.create('default', claim('data', { cls: 'local-path' }));
+      await a.pvcs.create('default', claim('data', { cls: 'test-wffc' }));
       await a.pods.create('default', withClaims(pod('db'), 'data'));
       const pvc = await c.waitFor('selected-node', async () => {
         const got = await a.pvcs.get('default', 'data');
@@ -243,7 +243,7 @@ describe('VolumeBinding', () => {
       assert.equal(nodeNameOf(await a.pods.get('default', 'db')), undefined);
       // after its back-off the pod is scheduled again and the claim selected again
       await c.waitFor('re-selected', async () => (await a.pvcs.get('default', 'data')).metadata.annotations?.[SELECTED] === 'n1', 8000);
-      await a.pvs.create('', localPV('pvc-data', { node: 'n1', cls: 'local-path', claimRef: 'data' }));
+      await a.pvs.create('', localPV('pvc-data', { node: 'n1', cls: 'test-wffc', claimRef: 'data' }));
       await completeBinding(c, 'data', 'pvc-data');
       assert.equal(await boundNode(c, 'db'), 'n1');
     });
