@@ -93,7 +93,7 @@ async function warmUp() {
   const dir = mkdtempSync(join(tmpdir(), 'k1s-warmup-'));
   try {
     const ok = await new Promise((resolve) => {
-      const child = spawn(process.execPath, [join(root, 'bin/k1s'), 'server', '--data-dir', dir, '--https-listen-port', '0'], {
+      const child = spawn(process.execPath, [join(root, 'bin/k1s'), 'server', '--data-dir', dir, '--https-listen-port', '0', '--disable-agent'], {
         stdio: ['ignore', 'pipe', 'pipe'],
         env: { ...process.env, K1S_CODE_CACHE: 'write' },
       });

@@ -7,7 +7,9 @@ import { Quantity } from '../machinery/quantity.js';
 
 const help = `Usage: k1s server [flags]
 
-Runs the k1s API server in the foreground.
+Runs the cluster in the foreground: API server, controllers, scheduler and (unless --disable-agent) the node:
+containerd, the kubelet, LoadBalancer Services on 127.0.0.1 and the ingress controller. Real pods need root and
+containerd, runc, the CNI plugins and iptables (apt-get install -y containerd runc containernetworking-plugins iptables).
 
 Flags:
   --data-dir DIR             where state, certificates and keys live (default ~/.k1s, /var/lib/k1s as root)
@@ -15,6 +17,14 @@ Flags:
   --bind-address ADDR        address to listen on (default 127.0.0.1)
   --write-kubeconfig FILE    write an admin kubeconfig (mode 0600) for this cluster to FILE
   --disable-agent            do not run the embedded kubelet (API, controllers and simulated nodes only)
+  --node-name NAME           name of this node (default: the host name)
+  --container-runtime-endpoint URL  use this CRI socket (unix:///…) instead of starting k1s' own containerd
+  --pause-image REF          sandbox image (default k1s.local/pause:3.10, imported from dist/images/pause.tar)
+  --kubelet-port PORT        the kubelet API port (default 10250; a free port when it is taken)
+  --ingress-http-port PORT   host port of the built-in ingress controller (default 80)
+  --ingress-https-port PORT  its HTTPS port (default 443)
+  --disable-ingress          do not run the built-in ingress controller
+  --disable-servicelb        do not serve LoadBalancer Services on 127.0.0.1
   --disable-controller-manager  run without controllers (objects are only stored)
   --disable-scheduler        run without the scheduler (pods stay unbound unless spec.nodeName is set)
   --cluster-cidr CIDR        the pod network nodes get /24s from (default 10.42.0.0/16)
@@ -39,6 +49,14 @@ export async function serverCommand(args: string[]): Promise<number> {
         'bind-address': { type: 'string' },
         'write-kubeconfig': { type: 'string' },
         'disable-agent': { type: 'boolean' },
+        'node-name': { type: 'string' },
+        'container-runtime-endpoint': { type: 'string' },
+        'pause-image': { type: 'string' },
+        'kubelet-port': { type: 'string' },
+        'ingress-http-port': { type: 'string' },
+        'ingress-https-port': { type: 'string' },
+        'disable-ingress': { type: 'boolean' },
+        'disable-servicelb': { type: 'boolean' },
         'simulated-nodes': { type: 'string' },
         'disable-controller-manager': { type: 'boolean' },
         'disable-scheduler': { type: 'boolean' },
@@ -63,6 +81,17 @@ export async function serverCommand(args: string[]): Promise<number> {
     console.error(`k1s server: --https-listen-port must be a port number (0-65535), got "${values['https-listen-port']}"`);
     return 2;
   }
+  const ports: Record<string, number | undefined> = {};
+  for (const flag of ['kubelet-port', 'ingress-http-port', 'ingress-https-port'] as const) {
+    const v = values[flag];
+    if (v === undefined) continue;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 0 || n > 65535) {
+      console.error(`k1s server: --${flag} must be a port number (0-65535), got "${v}"`);
+      return 2;
+    }
+    ports[flag] = n;
+  }
   const simCount = Number(values['simulated-nodes'] ?? '0');
   if (!Number.isInteger(simCount) || simCount < 0 || simCount > 10_000) {
     console.error(`k1s server: --simulated-nodes must be a whole number from 0 to 10000, got "${values['simulated-nodes']}"`);
@@ -78,6 +107,14 @@ export async function serverCommand(args: string[]): Promise<number> {
       return 2;
     }
   }
+  // a SIGTERM/SIGINT during start-up (the node agent spawns containerd) is held until start-up ends, so k1s
+  // always stops what it started instead of dying with containerd orphaned
+  let signalled: string | undefined;
+  let onSignal: ((sig: string) => void) | undefined;
+  const onTerm = () => (onSignal ? onSignal('SIGTERM') : (signalled ??= 'SIGTERM'));
+  const onInt = () => (onSignal ? onSignal('SIGINT') : (signalled ??= 'SIGINT'));
+  process.on('SIGTERM', onTerm);
+  process.on('SIGINT', onInt);
   let cluster: Cluster;
   try {
     cluster = await Cluster.start({
@@ -86,6 +123,18 @@ export async function serverCommand(args: string[]): Promise<number> {
       bindAddress: values['bind-address'] ?? '127.0.0.1',
       writeKubeconfig: values['write-kubeconfig'],
       disableAgent: values['disable-agent'] ?? false,
+      agent: {
+        nodeName: values['node-name'],
+        containerRuntimeEndpoint: values['container-runtime-endpoint'],
+        pauseImage: values['pause-image'],
+        kubeletPort: ports['kubelet-port'],
+      },
+      network: {
+        ingressHttpPort: ports['ingress-http-port'],
+        ingressHttpsPort: ports['ingress-https-port'],
+        disableIngress: values['disable-ingress'] ?? false,
+        disableServiceLB: values['disable-servicelb'] ?? false,
+      },
       disableControllerManager: values['disable-controller-manager'] ?? false,
       disableScheduler: values['disable-scheduler'] ?? false,
       clusterCIDR: values['cluster-cidr'],
@@ -100,19 +149,18 @@ export async function serverCommand(args: string[]): Promise<number> {
     const err = e as NodeJS.ErrnoException;
     if (err.code === 'EADDRINUSE') console.error(`k1s server: port ${port} is in use: stop what uses it or pick another with --https-listen-port`);
     else console.error(`k1s server: failed to start: ${err.stack ?? err.message}`);
+    process.off('SIGTERM', onTerm);
+    process.off('SIGINT', onInt);
     return 1;
   }
   await new Promise<void>((resolve) => {
-    const stop = (sig: string) => {
+    onSignal = (sig: string) => {
       console.error(`k1s: ${sig} received, shutting down`);
       process.off('SIGTERM', onTerm);
       process.off('SIGINT', onInt);
       resolve();
     };
-    const onTerm = () => stop('SIGTERM');
-    const onInt = () => stop('SIGINT');
-    process.on('SIGTERM', onTerm);
-    process.on('SIGINT', onInt);
+    if (signalled) onSignal(signalled);
   });
   await cluster.stop();
   console.error('k1s: stopped');

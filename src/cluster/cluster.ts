@@ -10,12 +10,15 @@ import { ControllerManager } from '../controllers/manager.js';
 import { defaultControllers } from '../controllers/index.js';
 import { schedulerFactory } from '../scheduler/scheduler.js';
 import { DEFAULT_SIM_CAPACITY, SimulatedNodes } from '../kubelet/simulated-nodes.js';
+import type { NodeAgent } from '../kubelet/node-agent.js';
 import { defaultServingNames, ensurePki, type PkiFiles } from '../pki/pki.js';
 import { kubeconfigYaml, writeKubeconfig } from '../pki/kubeconfig.js';
 import { Compactor } from '../storage/compactor.js';
 import { SqliteStore } from '../storage/sqlite.js';
 import { ServiceAccountTokens } from '../pki/service-account-tokens.js';
 import { versionInfo } from './version.js';
+import { issueKubeletClientCert } from '../apiserver/kubelet-connection.js';
+import { startNetworkServices } from './network-services.js';
 import { buildClusterApi, bootstrapClusterObjects } from './api.js';
 import type { Registry } from '../apiserver/registry.js';
 
@@ -39,9 +42,18 @@ export interface ClusterOptions {
   clusterCIDR?: string;
   /** watch bookmark period (default 60 s) */
   bookmarkIntervalMs?: number;
+  /** run the real node (containerd + kubelet) in this process; ignored with disableAgent. In-process users that
+   *  leave it out get a control plane only. */
+  agent?: { nodeName?: string; containerRuntimeEndpoint?: string; pauseImage?: string; imagesDir?: string; kubeletPort?: number };
+  /** with the agent: the built-in ingress controller's host ports (default 80/443; taken ports are reported, not
+   *  fatal) and switches for it and the LoadBalancer Services on 127.0.0.1 */
+  network?: { ingressHttpPort?: number; ingressHttpsPort?: number; disableIngress?: boolean; disableServiceLB?: boolean };
 }
 
 export class Cluster {
+  /** the real node, when this process runs one */
+  agent?: NodeAgent;
+
   private constructor(
     readonly opts: ClusterOptions,
     readonly store: SqliteStore,
@@ -86,7 +98,12 @@ export class Cluster {
     health.addReady('poststarthook/k1s-bootstrap-namespaces', () => {
       if (!bootstrapped) throw new Error('not finished');
     });
+    const runAgent = !!opts.agent && !opts.disableAgent;
+    // the API server's client certificate for the kubelet API (logs, exec, port-forward); only a cluster with a
+    // real node needs one, and it lives as long as the process
+    const kubeletClient = runAgent ? { ...(await issueKubeletClientCert(pki.ca)), caPem: pki.ca.certPem } : undefined;
     const app = await buildApiServer({
+      kubeletClient,
       registry,
       tls: { key: pki.server.keyPem, cert: pki.server.certPem, ca: pki.ca.certPem },
       health,
@@ -122,7 +139,12 @@ export class Cluster {
       const controllers = new ControllerManager({
         client,
         log,
-        controllers: defaultControllers({ definitions: registry.definitions, caPem: pki.ca.certPem, clusterCIDR: opts.clusterCIDR }),
+        controllers: defaultControllers({
+          definitions: registry.definitions,
+          caPem: pki.ca.certPem,
+          clusterCIDR: opts.clusterCIDR,
+          localPathStorageRoot: join(opts.dataDir, 'storage'),
+        }),
       });
       await controllers.start();
       stoppers.unshift(() => controllers.stop());
@@ -138,7 +160,22 @@ export class Cluster {
     await simulated.start({ count: sim?.count ?? 0 });
     stoppers.unshift(() => simulated.stop());
     if (sim?.count) phase(`${sim.count} simulated node${sim.count > 1 ? 's' : ''} registered`);
-    return new Cluster(opts, store, registry, app, pki, url, client, stoppers);
+    let agent: NodeAgent | undefined;
+    if (runAgent) {
+      const { NodeAgent } = await import('../kubelet/node-agent.js');
+      try {
+        agent = await NodeAgent.start({ client, dataDir: opts.dataDir, log, ca: pki.ca, ...opts.agent });
+      } catch (e) {
+        for (const s of stoppers.splice(0)) await Promise.resolve(s()).catch(() => undefined);
+        throw e;
+      }
+      stoppers.unshift(() => agent!.stop());
+      phase(`node ${agent.nodeName} ready`);
+      stoppers.unshift(...(await startNetworkServices(client, opts.network ?? {}, log)));
+    }
+    const cluster = new Cluster(opts, store, registry, app, pki, url, client, stoppers);
+    cluster.agent = agent;
+    return cluster;
   }
 
   async stop(): Promise<void> {

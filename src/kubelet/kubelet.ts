@@ -19,8 +19,12 @@ export interface KubeletOptions {
   client: Client;
   nodeName: string;
   internalIP: string;
+  /** the port of this kubelet's HTTPS server, reported in status.daemonEndpoints (default 10250) */
+  kubeletPort?: number;
   runtime: PodRuntime;
   capacity: Record<string, string>;
+  /** default: derived from capacity (allocatableFor) */
+  allocatable?: Record<string, string>;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
   osImage?: string;
@@ -32,6 +36,8 @@ export interface KubeletOptions {
   nodeStatusReportIntervalMs?: number;
   /** default 10 s */
   leaseRenewIntervalMs?: number;
+  /** the eviction manager's pressure verdicts (default: no pressure) */
+  health?: () => NodeHealth;
   /** CrashLoopBackOff: default 10 s doubling to 5 min */
   backoff?: { initialMs: number; maxMs: number };
 }
@@ -67,6 +73,25 @@ export class Kubelet {
   /** the Node as last seen */
   get node(): Node | undefined {
     return this.nodeInformer?.get('', this.opts.nodeName) as Node | undefined;
+  }
+
+  /** a pod bound to this node, as the kubelet last saw it (the streaming server's lookup) */
+  getPod(namespace: string, name: string): Pod | undefined {
+    return this.podInformer?.get(namespace, name) as Pod | undefined;
+  }
+
+  /** the pods bound to this node that the kubelet still runs (not finished) */
+  activePods(): Pod[] {
+    return ((this.podInformer?.list() ?? []) as Pod[]).filter((p) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed' && this.workers.has(p.metadata.uid!));
+  }
+
+  /** evictPod: a Warning Evicted event, then the pod is killed and turns Failed with the eviction's status */
+  evict(pod: Pod, decision: { message: string; status: Parameters<PodWorker['evict']>[0]; gracePeriodSeconds: number }): boolean {
+    const w = this.workers.get(pod.metadata.uid!);
+    if (!w) return false;
+    this.recorder.event(pod, 'Warning', 'Evicted', decision.message);
+    w.evict(decision.status, decision.gracePeriodSeconds);
+    return true;
   }
 
   /** spec.podCIDR of the Node (set by the node IPAM controller) */
@@ -108,11 +133,11 @@ export class Kubelet {
 
   private identity(): NodeIdentity {
     const o = this.opts;
-    return { name: o.nodeName, internalIP: o.internalIP, labels: o.labels, annotations: o.annotations, capacity: o.capacity, runtimeVersion: o.runtime.version, osImage: o.osImage };
+    return { name: o.nodeName, internalIP: o.internalIP, labels: o.labels, annotations: o.annotations, capacity: o.capacity, allocatable: o.allocatable, runtimeVersion: o.runtime.version, osImage: o.osImage, kubeletPort: o.kubeletPort };
   }
 
   private health(): NodeHealth {
-    return { memoryPressure: false, diskPressure: false, pidPressure: false };
+    return this.opts.health?.() ?? { memoryPressure: false, diskPressure: false, pidPressure: false };
   }
 
   /** The kubelet's involvedObject for node events: the node name doubles as its uid. */

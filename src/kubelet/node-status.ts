@@ -26,8 +26,12 @@ export interface NodeIdentity {
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
   capacity: Record<string, string>;
+  /** what a real node computed from its machine (machine-info allocatableFromCapacity); default: allocatableFor */
+  allocatable?: Record<string, string>;
   runtimeVersion: string;
   osImage?: string;
+  /** where the kubelet's HTTPS server listens (default 10250) */
+  kubeletPort?: number;
 }
 
 /** Go's runtime.GOARCH for this process. */
@@ -107,7 +111,7 @@ export function nodeConditions(prev: NodeCondition[], health: NodeHealth, now: n
   const mk = (type: string, status: boolean, reason: string, message: string): NodeCondition => {
     const old = prev.find((c) => c.type === type);
     const st = status ? 'True' : 'False';
-    if (!old || old.status !== st) events.push(CONDITION_EVENT[type][status === (type === 'Ready') ? 0 : 1]);
+    if (!old || old.status !== st) events.push(CONDITION_EVENT[type][status ? 0 : 1]);
     return { type, status: st, lastHeartbeatTime: t, lastTransitionTime: old && old.status === st && old.lastTransitionTime ? old.lastTransitionTime : t, reason, message };
   };
   const pressure = (type: string, on: boolean) => mk(type, on, ...CONDITION_TEXT[type][on ? 0 : 1]);
@@ -127,12 +131,12 @@ export function nodeStatusFields(id: NodeIdentity, info: Record<string, string>)
   const capacity = { 'ephemeral-storage': '100Gi', 'hugepages-1Gi': '0', 'hugepages-2Mi': '0', ...id.capacity };
   return {
     capacity,
-    allocatable: allocatableFor(capacity),
+    allocatable: id.allocatable ?? allocatableFor(capacity),
     addresses: [
       { type: 'InternalIP', address: id.internalIP },
       { type: 'Hostname', address: id.name },
     ],
-    daemonEndpoints: { kubeletEndpoint: { Port: KUBELET_PORT } },
+    daemonEndpoints: { kubeletEndpoint: { Port: id.kubeletPort ?? KUBELET_PORT } },
     nodeInfo: info,
     runtimeHandlers: [
       { name: '', features: { recursiveReadOnlyMounts: true, userNamespaces: true } },

@@ -41,6 +41,10 @@ export class PodWorker {
   private finished = false;
   private killing?: { graceSeconds: number; done: boolean };
   private deleteSent = false;
+  /** the eviction manager killed this pod: its grace period (0: the pod's own) */
+  private evictGraceSeconds?: number;
+  /** write the status even when it equals the cached one (an eviction changed the cache itself) */
+  private forceWrite = false;
   /** resolves when the pending sync loop finishes (tests, shutdown) */
   private idle: Promise<void> = Promise.resolve();
 
@@ -48,7 +52,12 @@ export class PodWorker {
     private pod: Pod,
     private readonly ctx: PodWorkerContext,
   ) {
-    this.prober = new PodProber({ runtime: ctx.runtime, onChange: () => this.kick(), now: ctx.now });
+    this.prober = new PodProber({
+      runtime: ctx.runtime,
+      onChange: () => this.kick(),
+      now: ctx.now,
+      onLivenessFailure: (c, probe) => this.livenessFailed(c, probe),
+    });
     if (isTerminalPhase(pod.status?.phase)) this.finished = true;
   }
 
@@ -84,6 +93,36 @@ export class PodWorker {
         this.running = false;
       }
     })();
+  }
+
+  /** a failed liveness probe: kill the container; the next sync restarts it per restartPolicy */
+  private livenessFailed(c: Container, probe: { terminationGracePeriodSeconds?: number }): void {
+    if (this.closed || this.pod.metadata.deletionTimestamp) return;
+    const pod = this.pod;
+    const name = c.name ?? '';
+    this.ctx.recorder.event(pod, 'Warning', 'Unhealthy', `Liveness probe failed: `);
+    this.ctx.recorder.event(pod, 'Normal', 'Killing', `Container ${name} failed liveness probe, will be restarted`);
+    const grace = probe.terminationGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
+    void this.ctx.runtime
+      .killContainer(pod, name, { gracePeriodSeconds: grace })
+      .catch((e) => this.ctx.log(`k1s: kubelet: killing ${name} of ${pod.metadata.name}: ${(e as Error).message}`))
+      .then(() => this.kick());
+  }
+
+  /**
+   * The eviction manager's evictPod: the pod turns Failed with the eviction's reason, message and DisruptionTarget
+   * condition (generatePodStatus keeps them from the cached status), and its containers are killed.
+   */
+  evict(status: { phase: 'Failed'; reason: string; message: string; conditions: PodStatus['conditions'] }, gracePeriodSeconds: number): void {
+    if (this.closed || this.finished) return;
+    const base = this.lastStatus ?? this.pod.status ?? {};
+    const extra = status.conditions ?? [];
+    const kept = (base.conditions ?? []).filter((c) => !extra.some((x) => x.type === c.type));
+    this.lastStatus = { ...base, phase: status.phase, reason: status.reason, message: status.message, conditions: [...kept, ...extra] };
+    this.forceWrite = true;
+    this.evictGraceSeconds = gracePeriodSeconds;
+    this.finished = true;
+    this.kick();
   }
 
   /** the pod is gone from the API: stop whatever still runs and forget it */
@@ -212,7 +251,9 @@ export class PodWorker {
   /** deleted or finished: kill within the grace period, write the final status, then let the API drop the pod */
   private async syncTerminating(pod: Pod): Promise<void> {
     const deleting = !!pod.metadata.deletionTimestamp;
-    const grace = deleting ? (pod.metadata.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30) : (pod.spec?.terminationGracePeriodSeconds ?? 30);
+    const podGrace = pod.spec?.terminationGracePeriodSeconds ?? 30;
+    const evictGrace = this.evictGraceSeconds ? Math.min(this.evictGraceSeconds, podGrace) : podGrace;
+    const grace = deleting ? (pod.metadata.deletionGracePeriodSeconds ?? podGrace) : evictGrace;
     if (!this.killing || (!this.killing.done && grace < this.killing.graceSeconds)) {
       const first = !this.killing;
       const killing = (this.killing = { graceSeconds: grace, done: false as boolean });
@@ -259,7 +300,7 @@ export class PodWorker {
       hostIPs: this.ctx.hostIPs(),
       now: this.ctx.now(),
     });
-    if (this.lastStatus && deepEqual(status, this.lastStatus)) return status;
+    if (this.lastStatus && !this.forceWrite && deepEqual(status, this.lastStatus)) return status;
     if (!this.lastStatus && deepEqual(status, pod.status)) {
       this.lastStatus = status;
       return status;
@@ -270,6 +311,7 @@ export class PodWorker {
       try {
         await rc.update(cur.metadata.namespace!, { ...cur, status } as Pod, { subresource: 'status' });
         this.lastStatus = status;
+        this.forceWrite = false;
         return status;
       } catch (e) {
         if (!(e instanceof StatusError)) throw e;

@@ -17,6 +17,8 @@ export interface PodProberOptions {
   runtime: PodRuntime;
   /** called when a result changes */
   onChange: () => void;
+  /** a liveness probe reached its failure threshold: the kubelet kills the container (it restarts per policy) */
+  onLivenessFailure?: (c: Container, probe: Probe) => void;
   now?: () => number;
 }
 
@@ -47,6 +49,7 @@ export class PodProber {
       const started = inst.startedAt ?? inst.createdAt;
       if (c.readinessProbe) states.push(this.schedule(pod, c, 'readiness', c.readinessProbe, started));
       if (c.startupProbe) states.push(this.schedule(pod, c, 'startup', c.startupProbe, started));
+      if (c.livenessProbe && this.opts.onLivenessFailure) states.push(this.schedule(pod, c, 'liveness', c.livenessProbe, started, states));
     }
     for (const [id, states] of [...this.byInstance]) {
       if (running.has(id)) continue;
@@ -75,12 +78,19 @@ export class PodProber {
     this.byInstance.clear();
   }
 
-  private schedule(pod: Pod, c: Container, kind: ProbeKind, probe: Probe, startedAt: number): ProbeState {
+  private schedule(pod: Pod, c: Container, kind: ProbeKind, probe: Probe, startedAt: number, siblings?: ProbeState[]): ProbeState {
     const state: ProbeState = { kind, successes: 0, failures: 0 };
     const now = (this.opts.now ?? Date.now)();
     const first = Math.max(0, startedAt + (probe.initialDelaySeconds ?? 0) * 1000 - now);
     const run = async () => {
       if (this.stopped) return;
+      // liveness waits for the startup probe to succeed (kube's prober workers skip until started)
+      const startup = siblings?.find((s) => s.kind === 'startup');
+      if (kind === 'liveness' && startup && startup.result !== true) {
+        state.timer = setTimeout(run, (probe.periodSeconds ?? 10) * 1000);
+        state.timer.unref?.();
+        return;
+      }
       const ok = (await this.opts.runtime.probe(pod, c, kind, probe).catch(() => 'failure')) === 'success';
       if (this.stopped) return;
       if (ok) {
@@ -93,6 +103,11 @@ export class PodProber {
       const before = state.result;
       if (ok && state.successes >= (probe.successThreshold ?? 1)) state.result = true;
       if (!ok && state.failures >= (probe.failureThreshold ?? 3)) state.result = false;
+      if (kind === 'liveness' && state.result === false) {
+        // the instance is killed; its replacement gets fresh probes
+        this.opts.onLivenessFailure?.(c, probe);
+        return;
+      }
       // a startup probe stops once it has succeeded
       if (!(kind === 'startup' && state.result)) {
         state.timer = setTimeout(run, (probe.periodSeconds ?? 10) * 1000);
