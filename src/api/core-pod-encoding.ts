@@ -98,7 +98,6 @@ const ALWAYS: Record<string, Record<string, unknown>> = {
   ContainerStatus: { state: {}, lastState: {} },
 };
 
-const DROP = new Map(Object.entries(DROP_TABLE).map(([k, v]) => [k, new Set(v.split(' '))]));
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -110,26 +109,72 @@ function refName(sc: Schema | undefined): string | undefined {
   return sc?.ref?.startsWith(V1) ? sc.ref.slice(V1.length) : undefined;
 }
 
+/** What normalize needs of one definition, looked up once: pods are normalised on every create and update. */
+interface Plan {
+  drop: ReadonlySet<string> | undefined;
+  /** the ALWAYS entries of the definition (keys checked with `in`, as their values may be null) */
+  always: Record<string, unknown>;
+  alwaysKeys: readonly string[];
+  /** per property: the definition of an object value and of array items */
+  child: ReadonlyMap<string, string>;
+  item: ReadonlyMap<string, string>;
+}
+
+function buildPlans(): ReadonlyMap<string, Plan> {
+  const drop = new Map(Object.entries(DROP_TABLE).map(([k, v]) => [k, new Set(v.split(' '))]));
+  const plans = new Map<string, Plan>();
+  const names = new Set([...Object.keys(podDefinitions).filter((n) => n.startsWith(V1)).map((n) => n.slice(V1.length)), ...drop.keys(), ...Object.keys(ALWAYS)]);
+  for (const def of names) {
+    const sc = podDefinitions[V1 + def];
+    const child = new Map<string, string>();
+    const item = new Map<string, string>();
+    for (const [k, prop] of Object.entries(sc?.properties ?? {})) {
+      const c = refName(prop);
+      if (c) child.set(k, c);
+      const i = refName(prop.items);
+      if (i) item.set(k, i);
+    }
+    const always = ALWAYS[def] ?? {};
+    plans.set(def, { drop: drop.get(def), always, alwaysKeys: Object.keys(always), child, item });
+  }
+  return plans;
+}
+
+const PLANS = buildPlans();
+const NO_PLAN: Plan = { drop: undefined, always: {}, alwaysKeys: [], child: new Map(), item: new Map() };
+
+/** A fresh copy of an ALWAYS zero value (plain JSON: {}, null, strings and nested objects). */
+function copyZero(v: unknown): unknown {
+  if (!isObj(v)) return v;
+  const out: Obj = {};
+  for (const k of Object.keys(v)) out[k] = copyZero(v[k]);
+  return out;
+}
+
 function normalize(o: Obj, def: string): void {
-  const sc = podDefinitions[V1 + def];
-  const drop = DROP.get(def);
-  const always = ALWAYS[def] ?? {};
-  for (const [k, v] of Object.entries(o)) {
+  const plan = PLANS.get(def) ?? NO_PLAN;
+  const { drop, always } = plan;
+  for (const k of Object.keys(o)) {
     if (k in always) continue;
+    const v = o[k];
     if (v === null || (drop?.has(k) && isZero(v))) {
       delete o[k];
       continue;
     }
-    const prop = sc?.properties?.[k];
-    const child = refName(prop);
-    if (child && isObj(v)) normalize(v, child);
-    const item = refName(prop?.items);
-    if (item && Array.isArray(v)) for (const x of v) if (isObj(x)) normalize(x, item);
+    if (typeof v !== 'object' || v === undefined) continue;
+    if (Array.isArray(v)) {
+      const item = plan.item.get(k);
+      if (item) for (const x of v) if (isObj(x)) normalize(x, item);
+    } else {
+      const child = plan.child.get(k);
+      if (child) normalize(v as Obj, child);
+    }
   }
-  for (const [k, zero] of Object.entries(always)) {
+  for (const k of plan.alwaysKeys) {
+    const zero = always[k];
     // Go decodes null into a non-pointer struct as its zero value.
-    if (o[k] === undefined || (o[k] === null && zero !== null)) o[k] = structuredClone(zero);
-    const child = refName(sc?.properties?.[k]);
+    if (o[k] === undefined || (o[k] === null && zero !== null)) o[k] = copyZero(zero);
+    const child = plan.child.get(k);
     if (child && isObj(o[k])) normalize(o[k] as Obj, child);
   }
 }

@@ -227,7 +227,8 @@ export async function handleResource(registry: Registry, req: ApiRequest): Promi
       if (obj.metadata.namespace && rs.def.namespaced && obj.metadata.namespace !== ns) {
         throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
       }
-      return done(201, await rs.create(ctx, ns, obj));
+      // a JSON body was parsed for this request alone (plain JSON data): the store may build the new object in it
+      return done(201, await rs.create(ctx, ns, obj, { owned: isJson(req) }));
     }
     case 'update': {
       const raw = req.body ?? '';
@@ -236,7 +237,10 @@ export async function handleResource(registry: Registry, req: ApiRequest): Promi
       if (obj.metadata.namespace && rs.def.namespaced && obj.metadata.namespace !== ns) {
         throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
       }
-      const res = await rs.update(ctx, ns, info.name, obj, info.subresource);
+      // a JSON body is plain data of this request alone: the store builds the new object in it (a retry after a
+      // conflict decodes the body again)
+      const reparse = isJson(req) ? () => checkTypeMeta(rs, parseRequestBody(rs, req)) : undefined;
+      const res = await rs.update(ctx, ns, info.name, obj, info.subresource, { reparse });
       return done(res.created ? 201 : 200, res.object);
     }
     case 'patch': {

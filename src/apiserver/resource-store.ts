@@ -10,6 +10,7 @@ import type { DeleteOptions, RequestContext } from './context.js';
 import type { Admission } from './admission.js';
 import { validateMeta, validateMetaUpdate } from './meta-validation.js';
 import { trackManagedFields } from './managed-fields-hook.js';
+import { DecodedRevisions } from './decoded-revisions.js';
 
 export interface StoreDeps {
   store: Store;
@@ -45,6 +46,7 @@ export class ResourceStore {
     const sp = def.storedAs?.plural ?? def.plural;
     this.keyPrefix = `/registry/${sg || 'core'}/${sp}/`;
     this.schema = { ref: def.schemaRef };
+    this.revisions = new DecodedRevisions({ enabled: !def.storedAs, freeze: !!deps.freezeWatchObjects });
   }
 
   key(namespace: string, name: string): string {
@@ -57,21 +59,48 @@ export class ResourceStore {
 
   /** One decoded object per committed revision, shared by every watcher of this resource (read-only for them). */
   private readonly decodedEvents = new WeakMap<KeyValue, KObject>();
+  /** decoded latest revisions of the keys being written and watched now */
+  private readonly revisions: DecodedRevisions;
 
   /** decode() for watch fan-out: N watchers of a change cost one JSON.parse, not N (or 2N with selectors). */
   decodeShared(kv: KeyValue): KObject {
     let obj = this.decodedEvents.get(kv);
     if (!obj) {
-      obj = this.decode(kv);
-      // K1S_FREEZE_WATCH_OBJECTS=1 (tests): a watcher that mutates a shared object throws instead of corrupting others
-      if (this.deps.freezeWatchObjects) deepFreeze(obj);
+      obj = this.readOnly(kv);
       this.decodedEvents.set(kv, obj);
     }
     return obj;
   }
 
-  /** Stored bytes → the object in this definition's version, with resourceVersion set. */
+  /** The decoded object of a revision, shared: nobody may modify it (frozen with K1S_FREEZE_WATCH_OBJECTS=1). */
+  private readOnly(kv: KeyValue): KObject {
+    let obj = this.revisions.get(kv);
+    if (!obj) {
+      obj = this.parse(kv);
+      this.revisions.remember(kv.key, kv.modRevision, obj);
+    }
+    return obj;
+  }
+
+  /** The stored value of `obj`; for a watched key, a copy of `obj` is what its next revision decodes to. */
+  private encodeWrite(key: string, obj: KObject): string {
+    const value = this.encode(obj);
+    // unwatched keys (most events): a copy nobody reads would only cost; the next update parses instead
+    if (!this.def.storedAs && this.deps.store.watched?.(key) !== false) {
+      const copy = clone(obj);
+      delete copy.metadata.resourceVersion;
+      this.revisions.expect(key, value, copy);
+    }
+    return value;
+  }
+
+  /** Stored bytes → the object in this definition's version, with resourceVersion set (the caller's own copy). */
   decode(kv: KeyValue): KObject {
+    const c = this.revisions.get(kv);
+    return c !== undefined ? clone(c) : this.parse(kv);
+  }
+
+  private parse(kv: KeyValue): KObject {
     let obj = JSON.parse(kv.value) as KObject;
     if (this.def.storedAs) obj = this.def.storedAs.fromStored(obj);
     obj.apiVersion = this.apiVersion;
@@ -102,8 +131,9 @@ export class ResourceStore {
     return errors.invalid(this.def.kind, this.def.group, name, errs);
   }
 
-  async create(ctx: RequestContext, namespace: string, input: KObject): Promise<KObject> {
-    const obj = clone(input);
+  /** `owned`: the caller hands `input` over (a freshly decoded body), so it is changed in place instead of copied. */
+  async create(ctx: RequestContext, namespace: string, input: KObject, opts: { owned?: boolean } = {}): Promise<KObject> {
+    const obj = opts.owned ? input : clone(input);
     obj.apiVersion = this.apiVersion;
     obj.kind = this.def.kind;
     const meta = (obj.metadata ??= {});
@@ -129,7 +159,8 @@ export class ResourceStore {
     this.addWarnings(ctx, obj);
     trackManagedFields(this, ctx, { live: undefined, updated: obj, subresource: '' });
     if (ctx.dryRun) return obj;
-    const res = await this.deps.store.create(this.key(namespace, meta.name!), this.encode(obj));
+    const key = this.key(namespace, meta.name!);
+    const res = await this.deps.store.create(key, this.encodeWrite(key, obj));
     if (!res.ok) throw errors.alreadyExists(this.gr, meta.name!);
     meta.resourceVersion = String(res.kv.modRevision);
     return obj;
@@ -149,20 +180,28 @@ export class ResourceStore {
     namespace: string,
     name: string,
     mutate: (current: KObject | undefined) => Promise<KObject> | KObject,
-    opts: { subresource: string; allowCreate?: boolean },
+    opts: {
+      subresource: string;
+      allowCreate?: boolean;
+      /** false when `mutate` never looks at its argument (a PUT): it then gets no copy of the current object */
+      readsCurrent?: boolean;
+      /** every object `mutate` returns is new and the store's to change (else it works on a copy) */
+      freshDesired?: boolean;
+    },
   ): Promise<{ object: KObject; created: boolean }> {
     for (let attempt = 0; ; attempt++) {
       const kv = await this.deps.store.get(this.key(namespace, name));
       if (!kv && !opts.allowCreate) throw errors.notFound(this.gr, name);
-      const current = kv ? this.decode(kv) : undefined;
-      const desired = await mutate(current ? clone(current) : undefined);
+      // read-only from here on (admission's `old`, the strategy's `old`, managedFields' `live`): only copies change
+      const current = kv ? this.readOnly(kv) : undefined;
+      const desired = await mutate(current && opts.readsCurrent !== false ? clone(current) : undefined);
       if (!current) {
         const created = await this.create(ctx, namespace, desired);
         return { object: created, created: true };
       }
       const pinned = desired.metadata?.resourceVersion;
       if (pinned && pinned !== current.metadata.resourceVersion) throw errors.staleResourceVersion(this.gr, name);
-      const obj = this.prepareUpdate(ctx, desired, current, opts.subresource);
+      const obj = this.prepareUpdate(ctx, desired, current, opts.subresource, { owned: opts.freshDesired });
       await this.deps.admission.admit({ ctx, store: this, operation: 'UPDATE', object: obj, old: current, namespace });
       this.def.strategy.canonicalize?.(obj);
       if (deepEqual({ ...obj, metadata: { ...obj.metadata, resourceVersion: undefined, managedFields: undefined } }, {
@@ -170,7 +209,7 @@ export class ResourceStore {
         metadata: { ...current.metadata, resourceVersion: undefined, managedFields: undefined },
       })) {
         // no-op updates do not write (and keep the resourceVersion), as Kubernetes does
-        return { object: current, created: false };
+        return { object: clone(current), created: false };
       }
       trackManagedFields(this, ctx, { live: current, updated: obj, subresource: opts.subresource });
       if (ctx.dryRun) return { object: obj, created: false };
@@ -178,7 +217,7 @@ export class ResourceStore {
         const del = await this.deps.store.delete(kv!.key, { expectedRevision: kv!.modRevision });
         if (del.ok) return { object: obj, created: false };
       } else {
-        const res = await this.deps.store.update(kv!.key, this.encode(obj), kv!.modRevision);
+        const res = await this.deps.store.update(kv!.key, this.encodeWrite(kv!.key, obj), kv!.modRevision);
         if (res.ok) {
           obj.metadata.resourceVersion = String(res.kv.modRevision);
           return { object: obj, created: false };
@@ -190,8 +229,8 @@ export class ResourceStore {
   }
 
   /** Applies system-field rules, strategy preparation, generation and validation to an update. */
-  prepareUpdate(ctx: RequestContext, desired: KObject, current: KObject, subresource: string): KObject {
-    const obj = clone(desired);
+  prepareUpdate(ctx: RequestContext, desired: KObject, current: KObject, subresource: string, opts: { owned?: boolean } = {}): KObject {
+    const obj = opts.owned ? desired : clone(desired);
     obj.apiVersion = this.apiVersion;
     obj.kind = this.def.kind;
     const meta = (obj.metadata ??= {});
@@ -264,12 +303,30 @@ export class ResourceStore {
     return obj;
   }
 
-  async update(ctx: RequestContext, namespace: string, name: string, input: KObject, subresource = ''): Promise<{ object: KObject; created: boolean }> {
+  /**
+   * PUT. `reparse` (optional) decodes the request body again: the first attempt then builds the new object in
+   * `input` itself and a retry after a conflict starts from a fresh decoding, so no attempt needs a copy.
+   */
+  async update(
+    ctx: RequestContext,
+    namespace: string,
+    name: string,
+    input: KObject,
+    subresource = '',
+    opts: { reparse?: () => KObject } = {},
+  ): Promise<{ object: KObject; created: boolean }> {
     if (input.metadata?.name !== undefined && input.metadata.name !== name) {
       throw errors.badRequest(`the name of the object (${input.metadata.name}) does not match the name on the URL (${name})`);
     }
     const allowCreate = subresource === '' && !!this.def.strategy.allowCreateOnUpdate;
-    return this.guaranteedUpdate(ctx, namespace, name, () => clone(input), { subresource, allowCreate });
+    const { reparse } = opts;
+    if (reparse) {
+      let attempts = 0;
+      const fresh = () => (attempts++ === 0 ? input : reparse());
+      return this.guaranteedUpdate(ctx, namespace, name, fresh, { subresource, allowCreate, readsCurrent: false, freshDesired: true });
+    }
+    // prepareUpdate and create copy what they are given, so every attempt starts from the untouched input
+    return this.guaranteedUpdate(ctx, namespace, name, () => input, { subresource, allowCreate, readsCurrent: false });
   }
 
   async delete(ctx: RequestContext, namespace: string, name: string, opts: DeleteOptions): Promise<DeleteResult> {
@@ -367,10 +424,4 @@ function specChanged(obj: KObject, old: KObject): boolean {
     return rest;
   };
   return !deepEqual(strip(obj), strip(old));
-}
-
-function deepFreeze(o: unknown): void {
-  if (o === null || typeof o !== 'object' || Object.isFrozen(o)) return;
-  Object.freeze(o);
-  for (const v of Object.values(o)) deepFreeze(v);
 }

@@ -7,6 +7,17 @@ const commands: Record<string, { summary: string; run: (args: string[]) => Promi
   server: { summary: 'run the cluster (API server, controllers, scheduler, nodes) in the foreground', run: serverCommand },
   node: { summary: 'add, remove or list simulated nodes of a running cluster', run: nodeCommand },
   image: { summary: "load image tarballs into the cluster's containerd and list its images", run: (args) => imageCommand(args) },
+  // cluster lifecycle (named clusters, see clusters.ts); loaded on use so `k1s server` does not pay for them
+  start: { summary: 'start a cluster in the background and make its kubectl context current', run: async (a) => (await import('./start.js')).startCommand(a) },
+  stop: { summary: 'stop a cluster, keeping its state', run: async (a) => (await import('./stop.js')).stopCommand(a) },
+  delete: { summary: 'stop a cluster and remove its state and kubeconfig entries', run: async (a) => (await import('./delete.js')).deleteCommand(a) },
+  status: { summary: "show a cluster's state, URL and nodes", run: async (a) => (await import('./status.js')).statusCommand(a) },
+  list: { summary: 'list the clusters', run: async (a) => (await import('./list.js')).listCommand(a) },
+  logs: { summary: "print (-f: follow) a cluster's server log", run: async (a) => (await import('./logs.js')).logsCommand(a) },
+  kubeconfig: { summary: "print a cluster's admin kubeconfig", run: async (a) => (await import('./kubeconfig.js')).kubeconfigCommand(a) },
+  kubectl: { summary: 'run kubectl against a cluster', run: async (a) => (await import('./kubectl.js')).kubectlCommand(a) },
+  snapshot: { summary: "save a cluster's state to a file, or restore one as a new cluster", run: async (a) => (await import('./snapshot.js')).snapshotCommand(a) },
+  history: { summary: 'every stored revision of an object, with diffs', run: async (a) => (await import('./history.js')).historyCommand(a) },
 };
 
 function usage(): string {

@@ -18,7 +18,6 @@ import { SqliteStore } from '../storage/sqlite.js';
 import { ServiceAccountTokens } from '../pki/service-account-tokens.js';
 import { versionInfo } from './version.js';
 import { issueKubeletClientCert } from '../apiserver/kubelet-connection.js';
-import { startNetworkServices } from './network-services.js';
 import { buildClusterApi, bootstrapClusterObjects } from './api.js';
 import type { Registry } from '../apiserver/registry.js';
 
@@ -171,6 +170,7 @@ export class Cluster {
       }
       stoppers.unshift(() => agent!.stop());
       phase(`node ${agent.nodeName} ready`);
+      const { startNetworkServices } = await import('./network-services.js');
       stoppers.unshift(...(await startNetworkServices(client, opts.network ?? {}, log)));
     }
     const cluster = new Cluster(opts, store, registry, app, pki, url, client, stoppers);

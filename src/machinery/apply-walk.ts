@@ -93,6 +93,13 @@ function isEmptyContainer(v: unknown): boolean {
 }
 
 function walkCompare(l: unknown, r: unknown, tr: TypeRef, path: PathElement[], c: Builders, set: SchemaSet): void {
+  if (l === undefined && r !== undefined && path.length > 0) {
+    // a whole new subtree (all of a create): every path in it is added, inserted level by level
+    let parent = c.added;
+    for (let i = 0; i < path.length - 1; i++) parent = parent.descend(path[i]);
+    walkAdded(r, tr, parent, path[path.length - 1], set);
+    return;
+  }
   if (l === undefined) c.added.insert(path);
   else if (r === undefined) c.removed.insert(path);
   const la = l === undefined ? undefined : atomFor(tr, set, l);
@@ -114,7 +121,13 @@ function walkCompare(l: unknown, r: unknown, tr: TypeRef, path: PathElement[], c
     const rk = Object.keys(rm);
     // Either side empty (every create) needs no merging of the key lists.
     const keys = lk.length === 0 ? rk : rk.length === 0 ? lk : new Set([...lk, ...rk]);
-    for (const k of keys) walkCompare(lm[k], rm[k], fieldType(atom, k), [...path, fieldElement(k)], c, set);
+    for (const k of keys) {
+      const a = lm[k];
+      const b = rm[k];
+      // Equal subtrees add nothing to the comparison: an update that changes a few fields skips the rest cheaply.
+      if (a === b || (a !== undefined && b !== undefined && valuesEqual(a, b))) continue;
+      walkCompare(a, b, fieldType(atom, k), [...path, fieldElement(k)], c, set);
+    }
     return;
   }
   const lg = indexItems(atom, (lv ?? []) as unknown[], set);
@@ -125,6 +138,7 @@ function walkCompare(l: unknown, r: unknown, tr: TypeRef, path: PathElement[], c
     const li = lg.get(k)?.items ?? [];
     const ri = rg.get(k)?.items ?? [];
     const p = [...path, pe];
+    if (li.length === 1 && ri.length === 1 && valuesEqual(li[0], ri[0])) continue;
     if (li.length <= 1 && ri.length <= 1) walkCompare(li[0], ri[0], elemType(atom), p, c, set);
     else if (li.length >= 2 && ri.length >= 2) {
       if (!valuesEqual(li, ri)) c.modified.insert(p);
@@ -135,6 +149,30 @@ function walkCompare(l: unknown, r: unknown, tr: TypeRef, path: PathElement[], c
       if (li.length) walkCompare(li[0], undefined, elemType(atom), p, c, set);
       c.added.insert(p);
     }
+  }
+}
+
+/** walkCompare(undefined, r) of the path parent+pe: the path and every path below it that r sets are added. */
+function walkAdded(r: unknown, tr: TypeRef, parent: FieldSetBuilder, pe: PathElement, set: SchemaSet): void {
+  parent.add(pe);
+  const atom = atomFor(tr, set, r);
+  if (atom.kind === 'scalar' || atom.atomic) return;
+  if (atom.kind === 'map') {
+    if (!isObj(r)) return;
+    const keys = Object.keys(r);
+    if (keys.length === 0) return;
+    const b = parent.descend(pe);
+    for (const k of keys) {
+      const v = r[k];
+      if (v !== undefined) walkAdded(v, fieldType(atom, k), b, fieldElement(k), set);
+    }
+    return;
+  }
+  if (!Array.isArray(r) || r.length === 0) return;
+  const b = parent.descend(pe);
+  for (const g of indexItems(atom, r, set).values()) {
+    if (g.items.length === 1) walkAdded(g.items[0], elemType(atom), b, g.pe, set);
+    else b.add(g.pe);
   }
 }
 

@@ -46,7 +46,7 @@ function goTypeOf(sc: Schema, name: string): string {
 /** Walks `obj` against `root`, collecting type errors and unknown fields. */
 export function checkAgainstSchema(obj: unknown, root: Schema, set: SchemaSet): DecodeProblems {
   const out: DecodeProblems = { typeErrors: [], unknownFields: [] };
-  walk(obj, root, '', 'Object', set, out);
+  walk(obj, root, undefined, 'Object', set, out);
   return out;
 }
 
@@ -56,7 +56,22 @@ function shortName(ref: string | undefined): string {
   return i >= 0 ? ref.slice(i + 1) : ref;
 }
 
-function walk(v: unknown, sc0: Schema | undefined, path: string, parent: string, set: SchemaSet, out: DecodeProblems): void {
+// The path of a value ("spec.containers[0].image"), spelled out only when a problem is reported: most bodies
+// have none, and building every field's path string was a good part of the walk's cost.
+interface Path {
+  readonly up: Path | undefined;
+  /** a field name, or an array index */
+  readonly at: string | number;
+}
+
+function pathText(p: Path | undefined): string {
+  if (!p) return '';
+  const head = pathText(p.up);
+  if (typeof p.at === 'number') return `${head}[${p.at}]`;
+  return head ? `${head}.${p.at}` : p.at;
+}
+
+function walk(v: unknown, sc0: Schema | undefined, path: Path | undefined, parent: string, set: SchemaSet, out: DecodeProblems): void {
   if (!sc0 || v === null || v === undefined) return;
   const refName = sc0.ref;
   const sc = set.resolve(sc0);
@@ -88,7 +103,11 @@ function walk(v: unknown, sc0: Schema | undefined, path: string, parent: string,
         typeError(v, `[]${shortName(sc.items?.ref) || 'string'}`, path, parent, out);
         return;
       }
-      (v as unknown[]).forEach((item, i) => walk(item, sc.items, `${path}[${i}]`, parent, set, out));
+      const arr = v as unknown[];
+      for (let i = 0; i < arr.length; i++) {
+        const item = arr[i];
+        if (item !== null && item !== undefined) walk(item, sc.items, { up: path, at: i }, parent, set, out);
+      }
       return;
     }
     case 'object':
@@ -100,23 +119,23 @@ function walk(v: unknown, sc0: Schema | undefined, path: string, parent: string,
       }
       const o = v as Record<string, unknown>;
       const here = refName ? shortName(refName) : parent;
-      for (const [k, child] of Object.entries(o)) {
-        const p = path ? `${path}.${k}` : k;
+      for (const k of Object.keys(o)) {
         const csc = sc.properties?.[k] ?? sc.additionalProperties;
         if (!csc) {
-          out.unknownFields.push(p);
+          out.unknownFields.push(pathText({ up: path, at: k }));
           continue;
         }
-        walk(child, csc, p, here, set, out);
+        const child = o[k];
+        if (child !== null && child !== undefined) walk(child, csc, { up: path, at: k }, here, set, out);
       }
     }
   }
 }
 
-function typeError(v: unknown, goType: string, path: string, parent: string, out: DecodeProblems): void {
+function typeError(v: unknown, goType: string, path: Path | undefined, parent: string, out: DecodeProblems): void {
   const jt = jsonType(v);
   const what = jt === 'object' ? 'object' : jt === 'array' ? 'array' : jt;
-  out.typeErrors.push(`json: cannot unmarshal ${what} into Go struct field ${parent}.${path} of type ${goType}`);
+  out.typeErrors.push(`json: cannot unmarshal ${what} into Go struct field ${parent}.${pathText(path)} of type ${goType}`);
 }
 
 /** Finds keys that occur twice in one JSON object of a raw body (JSON.parse silently keeps the last). */

@@ -222,12 +222,15 @@ export class FieldSet {
     const mem = new Map<string, PathElement>();
     for (const [k, pe] of this.mem) if (!o.mem.has(k)) mem.set(k, pe);
     const kids = new Map<string, Child>();
+    let same = mem.size === this.mem.size;
     for (const [k, c] of this.kids) {
       const theirs = o.kids.get(k);
       const s = theirs ? c.set.difference(theirs.set) : c.set;
-      if (!s.isEmpty()) kids.set(k, { pe: c.pe, set: s });
+      if (s !== c.set) same = false;
+      if (!s.isEmpty()) kids.set(k, s === c.set ? c : { pe: c.pe, set: s });
     }
-    return make(mem, kids);
+    // Nothing removed: the same (immutable) set, so callers can tell that an entry did not change.
+    return same ? this : make(mem, kids);
   }
 
   /** Like difference, but a member of `o` also removes every path below it. */
@@ -236,13 +239,18 @@ export class FieldSet {
     const mem = new Map<string, PathElement>();
     for (const [k, pe] of this.mem) if (!o.mem.has(k)) mem.set(k, pe);
     const kids = new Map<string, Child>();
+    let same = mem.size === this.mem.size;
     for (const [k, c] of this.kids) {
-      if (o.mem.has(k)) continue;
+      if (o.mem.has(k)) {
+        same = false;
+        continue;
+      }
       const theirs = o.kids.get(k);
       const s = theirs ? c.set.recursiveDifference(theirs.set) : c.set;
-      if (!s.isEmpty()) kids.set(k, { pe: c.pe, set: s });
+      if (s !== c.set) same = false;
+      if (!s.isEmpty()) kids.set(k, s === c.set ? c : { pe: c.pe, set: s });
     }
-    return make(mem, kids);
+    return same ? this : make(mem, kids);
   }
 
   /** Only the members that have no children. */
@@ -331,6 +339,28 @@ export class FieldSetBuilder {
       cur.memShared = false;
     }
     (cur.mem ??= new Map()).set(serializePathElement(last), last);
+  }
+
+  /** The builder of the paths below `pe` (created when missing): a walk inserts a whole subtree without
+   * re-serialising the path above it for every field. */
+  descend(pe: PathElement): FieldSetBuilder {
+    const key = serializePathElement(pe);
+    const kids = (this.kids ??= new Map());
+    let next = kids.get(key);
+    if (!next) {
+      next = { pe, b: new FieldSetBuilder() };
+      kids.set(key, next);
+    }
+    return next.b;
+  }
+
+  /** Inserts the one-element path [pe] (as insert([pe])). */
+  add(pe: PathElement): void {
+    if (this.memShared) {
+      this.mem = new Map(this.mem);
+      this.memShared = false;
+    }
+    (this.mem ??= new Map()).set(serializePathElement(pe), pe);
   }
 
   build(): FieldSet {

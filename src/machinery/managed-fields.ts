@@ -17,6 +17,11 @@ export interface ManagerEntry {
   readonly subresource?: string;
   readonly time?: string;
   readonly set: FieldSet;
+  /**
+   * The stored fieldsV1 `set` was decoded from (when that text is canonical): encoding an entry whose set is
+   * still that one reuses it instead of emitting the same object again.
+   */
+  readonly decodedFrom?: { readonly set: FieldSet; readonly fieldsV1: Record<string, unknown> };
 }
 
 /** Entries keyed by manager identifier (see managerIdentifier). */
@@ -71,8 +76,15 @@ function unixSeconds(t: string | undefined): number {
   return Number.isNaN(ms) ? 0 : Math.floor(ms / 1000);
 }
 
-/** Decodes metadata.managedFields; throws an Error with Kubernetes' message for an invalid entry. */
-export function decodeManagedFields(entries: readonly ManagedFieldsEntry[] | undefined | null): Map<string, ManagerEntry> {
+/**
+ * Decodes metadata.managedFields; throws an Error with Kubernetes' message for an invalid entry.
+ * `canonical`: the entries are as encodeManagedFields wrote them (a stored object's), so their fieldsV1 may be
+ * written back as they are while their sets do not change.
+ */
+export function decodeManagedFields(
+  entries: readonly ManagedFieldsEntry[] | undefined | null,
+  opts: { canonical?: boolean } = {},
+): Map<string, ManagerEntry> {
   const out = new Map<string, ManagerEntry>();
   (entries ?? []).forEach((e, i) => {
     if (e.operation !== 'Apply' && e.operation !== 'Update') throw new Error('operation must be `Apply` or `Update`');
@@ -92,6 +104,7 @@ export function decodeManagedFields(entries: readonly ManagedFieldsEntry[] | und
       ...(e.subresource ? { subresource: e.subresource } : {}),
       ...(e.time ? { time: e.time } : {}),
       set,
+      ...(opts.canonical && isObj(e.fieldsV1) ? { decodedFrom: { set, fieldsV1: e.fieldsV1 as Record<string, unknown> } } : {}),
     };
     out.set(managerIdentifier(e), entry);
   });
@@ -108,7 +121,7 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | un
     out.apiVersion = e.apiVersion;
     if (e.time) out.time = e.time;
     out.fieldsType = 'FieldsV1';
-    out.fieldsV1 = e.set.toFieldsV1();
+    out.fieldsV1 = e.decodedFrom?.set === e.set ? e.decodedFrom.fieldsV1 : e.set.toFieldsV1();
     if (e.subresource) out.subresource = e.subresource;
     return out;
   });
@@ -176,7 +189,7 @@ export function recordUpdate(managed: Managed, before: Obj, after: Obj, u: Recor
   const out = new Map<string, ManagerEntry>();
   for (const [id, e] of managed) {
     const s = e.set.difference(changed).difference(cmp.removed);
-    if (!s.isEmpty()) out.set(id, { ...e, set: s });
+    if (!s.isEmpty()) out.set(id, s === e.set ? e : { ...e, set: s });
   }
   let mine = changed;
   if (u.resetFields) mine = mine.recursiveDifference(u.resetFields);
@@ -236,9 +249,9 @@ function isReset(mf: unknown): boolean {
   return mf.length === 1 && valuesEqual(mf[0], {});
 }
 
-function decodeOrEmpty(mf: unknown): Map<string, ManagerEntry> {
+function decodeOrEmpty(mf: unknown, opts: { canonical: boolean }): Map<string, ManagerEntry> {
   try {
-    return decodeManagedFields(Array.isArray(mf) ? (mf as ManagedFieldsEntry[]) : undefined);
+    return decodeManagedFields(Array.isArray(mf) ? (mf as ManagedFieldsEntry[]) : undefined, opts);
   } catch {
     return new Map();
   }
@@ -279,11 +292,13 @@ export function managedFieldsAfterUpdate(p: UpdateParams): ManagedFieldsEntry[] 
   // Which managedFields to start from: the live object's on subresources; else the request's, unless
   // it resets them ([] or [{}]) or they are missing/invalid, in which case the live object's.
   let managed: Map<string, ManagerEntry>;
-  if (p.subresource) managed = decodeOrEmpty(liveMeta.managedFields);
+  // The live object's entries are canonical (this module encoded them); the request's only when they are the same.
+  if (p.subresource) managed = decodeOrEmpty(liveMeta.managedFields, { canonical: true });
   else if (isReset(newMeta.managedFields)) managed = new Map();
   else {
-    managed = decodeOrEmpty(newMeta.managedFields);
-    if (managed.size === 0) managed = decodeOrEmpty(liveMeta.managedFields);
+    const asLive = p.live !== undefined && valuesEqual(newMeta.managedFields, liveMeta.managedFields);
+    managed = decodeOrEmpty(newMeta.managedFields, { canonical: asLive });
+    if (managed.size === 0) managed = decodeOrEmpty(liveMeta.managedFields, { canonical: true });
   }
   const after = withoutManagedFields(p.updated);
   const isCreate = p.live === undefined || !liveMeta.uid;

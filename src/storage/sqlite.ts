@@ -189,6 +189,10 @@ export class SqliteStore implements Store {
     return run;
   }
 
+  watched(key: string): boolean {
+    return this.hub.watched(key);
+  }
+
   currentRevision(): number {
     this.checkOpen();
     return this.rev;

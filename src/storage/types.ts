@@ -81,6 +81,8 @@ export interface Store {
   /** Drops history at or below revision (keeps the latest value of every live key). */
   compact(revision: number): Promise<void>;
   currentRevision(): number;
+  /** Whether a change of `key` would reach a watcher now (optional: callers assume it would). */
+  watched?(key: string): boolean;
   /** Oldest revision a watch or a list may start from. */
   compactedRevision(): number;
   close(): Promise<void>;

@@ -77,6 +77,8 @@ class Subscription implements Watch {
 
 export class WatchHub {
   private readonly subs = new Set<Subscription>();
+  /** how many watchers each prefix has (far fewer prefixes than watchers: one per resource or namespace) */
+  private readonly prefixes = new Map<string, number>();
   private readonly onError: (err: unknown) => void;
 
   constructor(opts: WatchHubOptions = {}) {
@@ -90,7 +92,14 @@ export class WatchHub {
   subscribe(prefix: string, opts: SubscribeOptions, onEvent: (ev: WatchEvent) => void): Watch {
     const sub = new Subscription(this, prefix, opts, onEvent, this.onError);
     this.subs.add(sub);
+    this.prefixes.set(prefix, (this.prefixes.get(prefix) ?? 0) + 1);
     return sub;
+  }
+
+  /** Whether a change of `key` would reach any watcher. */
+  watched(key: string): boolean {
+    for (const p of this.prefixes.keys()) if (key.startsWith(p)) return true;
+    return false;
   }
 
   /** Fans out committed events (in revision order) to the watchers whose prefix they fall under. */
@@ -108,6 +117,9 @@ export class WatchHub {
 
   /** @internal */
   remove(sub: Subscription): void {
-    this.subs.delete(sub);
+    if (!this.subs.delete(sub)) return;
+    const n = (this.prefixes.get(sub.prefix) ?? 1) - 1;
+    if (n > 0) this.prefixes.set(sub.prefix, n);
+    else this.prefixes.delete(sub.prefix);
   }
 }
