@@ -1,0 +1,121 @@
+// `k1s delete [NAME]`: stops the cluster and removes everything it left: the node's network leftovers, mounts
+// under its data dir, the data dir, and its kubeconfig entries.
+import { readFileSync, rmSync } from 'node:fs';
+import { execa } from 'execa';
+import { parseArgs } from 'node:util';
+import { clusterInfo, contextName, resolveName, type ClusterPaths } from './clusters.js';
+import { removeKubeconfigEntries, userKubeconfigPath } from './kubeconfig-merge.js';
+import { parseDuration, stopCluster } from './stop.js';
+
+/** Mount points at or under dir, deepest first (octal escapes of /proc/mounts decoded). */
+export function mountsUnder(dir: string, mountsText?: string): string[] {
+  let text = mountsText;
+  if (text === undefined) {
+    try {
+      text = readFileSync('/proc/self/mounts', 'utf8');
+    } catch {
+      return [];
+    }
+  }
+  const out: string[] = [];
+  for (const line of text.split('\n')) {
+    const raw = line.split(' ')[1];
+    if (!raw) continue;
+    const mp = raw.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
+    if (mp === dir || mp.startsWith(dir + '/')) out.push(mp);
+  }
+  return out.sort((a, b) => b.length - a.length);
+}
+
+/** Removes a stopped cluster's host state and data dir; returns what it did, for the user. */
+export async function deleteClusterData(paths: ClusterPaths, serverArgs: string[]): Promise<string[]> {
+  const done: string[] = [];
+  if (!serverArgs.includes('--disable-agent') && process.getuid?.() === 0) {
+    // a real node ran: its CNI leftovers (netns, iptables chains, IPAM state, the bridge when unused)
+    const { cleanupNodeNetwork } = await import('../network/host-cleanup.js');
+    const { ipamDir } = await import('../kubelet/node-agent.js');
+    const removed = await cleanupNodeNetwork({ ipamDataDir: ipamDir(paths.dir) }).catch(() => [] as string[]);
+    if (removed.length) done.push(`${removed.length} network leftovers removed`);
+  }
+  // never let rm descend into a mount (a container's rootfs, a hostPath bind): unmount first
+  for (const mp of mountsUnder(paths.dir)) {
+    await execa('umount', ['-l', mp], { reject: false });
+  }
+  const left = mountsUnder(paths.dir);
+  if (left.length) throw new Error(`cannot unmount ${left.join(', ')}: unmount them, then run k1s delete again`);
+  rmSync(paths.dir, { recursive: true, force: true });
+  done.push(`${paths.dir} removed`);
+  return done;
+}
+
+const help = `Usage: k1s delete [NAME] [flags]
+
+Deletes the cluster NAME (default "k1s"): stops it, removes its containers, network state, data dir (objects,
+certificates, logs) and its kubeconfig entries. This cannot be undone; "k1s snapshot save" first to keep a copy.
+
+Examples:
+  k1s delete
+  k1s delete dev
+
+Flags:
+  --name NAME      the cluster (same as the NAME argument)
+  --timeout D      how long to wait for a graceful stop before killing the server (default 60s)
+  -h, --help       show this help`;
+
+export async function deleteCommand(args: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: { name: { type: 'string' }, timeout: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
+  } catch (e) {
+    console.error(`k1s delete: ${(e as Error).message}\n\n${help}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    console.log(help);
+    return 0;
+  }
+  if (positionals.length > 1) {
+    console.error(`k1s delete: one cluster name at most, got ${positionals.join(' ')}`);
+    return 2;
+  }
+  const r = resolveName(positionals[0], values.name);
+  if ('error' in r) {
+    console.error(`k1s delete: ${r.error}`);
+    return 2;
+  }
+  const timeoutMs = parseDuration(values.timeout ?? '60s');
+  if (timeoutMs === undefined) {
+    console.error(`k1s delete: --timeout must be a duration such as 30s, got "${values.timeout}"`);
+    return 2;
+  }
+  const info = clusterInfo(r.name);
+  const kubeconfig = userKubeconfigPath();
+  let removedEntries = false;
+  try {
+    removedEntries = removeKubeconfigEntries(kubeconfig, contextName(r.name));
+  } catch (e) {
+    console.error(`k1s delete: could not edit ${kubeconfig}: ${(e as Error).message}`);
+  }
+  if (!info.state) {
+    if (removedEntries) console.log(`kubeconfig entries "${contextName(r.name)}" removed from ${kubeconfig}`);
+    else console.log(`no cluster named "${r.name}"; nothing to delete`);
+    return 0;
+  }
+  try {
+    const stopped = await stopCluster(info.paths, { timeoutMs });
+    if (stopped.wasRunning) console.log(`cluster "${r.name}" stopped${stopped.killed ? ' (killed after the timeout)' : ''}`);
+    for (const line of await deleteClusterData(info.paths, info.state.serverArgs)) console.log(line);
+  } catch (e) {
+    console.error(`k1s delete: ${(e as Error).message}`);
+    return 1;
+  }
+  if (removedEntries) console.log(`kubeconfig entries "${contextName(r.name)}" removed from ${kubeconfig}`);
+  console.log(`cluster "${r.name}" deleted`);
+  return 0;
+}
