@@ -31,9 +31,16 @@ export function mountsUnder(dir: string, mountsText?: string): string[] {
 export async function deleteClusterData(paths: ClusterPaths, serverArgs: string[]): Promise<string[]> {
   const done: string[] = [];
   if (!serverArgs.includes('--disable-agent') && process.getuid?.() === 0) {
-    // a real node ran: its CNI leftovers (netns, iptables chains, IPAM state, the bridge when unused)
+    // a real node ran: its pods (they outlive the server), then its CNI leftovers (netns, iptables chains, IPAM
+    // state, the bridge when unused)
+    const { removeAllPods } = await import('../kubelet/node-teardown.js');
+    const { ipamDir, DEFAULT_PAUSE_IMAGE } = await import('../kubelet/node-agent.js');
+    const pods = await removeAllPods(paths.dir, { sandboxImage: DEFAULT_PAUSE_IMAGE }).catch((e) => {
+      done.push(`could not remove the node's pods: ${(e as Error).message}`);
+      return 0;
+    });
+    if (pods) done.push(`${pods} pod sandbox${pods === 1 ? '' : 'es'} stopped and removed`);
     const { cleanupNodeNetwork } = await import('../network/host-cleanup.js');
-    const { ipamDir } = await import('../kubelet/node-agent.js');
     const removed = await cleanupNodeNetwork({ ipamDataDir: ipamDir(paths.dir) }).catch(() => [] as string[]);
     if (removed.length) done.push(`${removed.length} network leftovers removed`);
   }

@@ -7,6 +7,8 @@ import { parseArgs } from 'node:util';
 import { containerdPaths } from '../runtime/containerd-config.js';
 import { CriClient } from '../runtime/cri-client.js';
 import { importImageArchives, listImages } from '../runtime/images.js';
+import { existsSync } from 'node:fs';
+import { clusterPaths, DEFAULT_CLUSTER } from './clusters.js';
 import { defaultDataDir } from './server.js';
 
 const help = `Usage: k1s image <load|ls> [flags] [FILE.tar…]
@@ -23,7 +25,9 @@ Commands:
   ls               list the images of the cluster's containerd (IMAGE, TAG, IMAGE ID, SIZE)
 
 Flags:
-  --data-dir DIR                 the cluster's data dir (default ~/.k1s, /var/lib/k1s as root)
+  --name NAME                    the cluster started with k1s start (default k1s)
+  --data-dir DIR                 the data dir of a cluster run with k1s server (default ~/.k1s, /var/lib/k1s as
+                                 root; used when no cluster was made with k1s start)
   --container-runtime-endpoint S containerd socket to use instead of the one under the data dir
   -h, --help                     show this help`;
 
@@ -92,6 +96,7 @@ export async function imageCommand(args: string[], io: ImageCommandIO = {}): Pro
       strict: true,
       options: {
         'data-dir': { type: 'string' },
+        name: { type: 'string' },
         'container-runtime-endpoint': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -131,7 +136,7 @@ export async function imageCommand(args: string[], io: ImageCommandIO = {}): Pro
     }
   }
 
-  const dataDir = resolve(values['data-dir'] ?? defaultDataDir());
+  const dataDir = resolve(values['data-dir'] ?? clusterDataDir(values.name));
   const endpoint = values['container-runtime-endpoint'];
   const address = endpoint ? endpoint.replace(/^unix:\/\//, '') : containerdPaths(dataDir).address;
   if (!(await socketAnswers(address))) {
@@ -172,4 +177,11 @@ export async function imageCommand(args: string[], io: ImageCommandIO = {}): Pro
   } finally {
     cri.close();
   }
+}
+
+/** the named cluster of `k1s start`; without a name, that default cluster if it exists, else `k1s server`'s dir */
+function clusterDataDir(name: string | undefined): string {
+  if (name) return clusterPaths(name).dir;
+  const byStart = clusterPaths(DEFAULT_CLUSTER);
+  return existsSync(byStart.state) ? byStart.dir : defaultDataDir();
 }
