@@ -30,12 +30,13 @@ export function rssMiB(pid: number): number {
   return m ? Math.round(Number(m[1]) / 1024) : 0;
 }
 
-export async function startServer(dataDir: string, extraArgs: string[] = []): Promise<{ server: Server; readyMs: number }> {
+/** `k1s server` without its node unless `opts.agent` (a real node: root, containerd) */
+export async function startServer(dataDir: string, extraArgs: string[] = [], opts: { agent?: boolean } = {}): Promise<{ server: Server; readyMs: number }> {
   const kubeconfig = join(dataDir, 'kubeconfig');
   const t0 = performance.now();
   // K1S_BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the server
   const nodeArgs = (process.env.K1S_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const proc = spawn(process.execPath, [...nodeArgs, bin, 'server', '--data-dir', dataDir, '--https-listen-port', '0', '--write-kubeconfig', kubeconfig, '--disable-agent', ...extraArgs], {
+  const proc = spawn(process.execPath, [...nodeArgs, bin, 'server', '--data-dir', dataDir, '--https-listen-port', '0', '--write-kubeconfig', kubeconfig, ...(opts.agent ? [] : ['--disable-agent']), ...extraArgs], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

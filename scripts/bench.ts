@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { median, pct, request, rssMiB, startServer, stop, type Server } from './bench-server.js';
 import { benchScheduler } from './bench-scheduler.js';
+import { benchNode } from './bench-node.js';
 
 type Make = (name: string) => Record<string, unknown>;
 const configMap: Make = (name) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { key: 'value' } });
@@ -115,6 +116,11 @@ async function main(): Promise<void> {
     console.log(`${k}: ${v}`);
   };
   // K1S_BENCH_ONLY=scheduler runs just the scheduling figures
+  if (process.env.K1S_BENCH_ONLY === 'node') {
+    await benchNode(row);
+    console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
+    return;
+  }
   if (process.env.K1S_BENCH_ONLY === 'scheduler') {
     await benchScheduler(row);
     console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
@@ -232,6 +238,7 @@ async function main(): Promise<void> {
   rmSync(dir, { recursive: true, force: true });
   await benchControllers(row);
   await benchScheduler(row);
+  await benchNode(row);
   console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
 }
 

@@ -1,0 +1,152 @@
+// Real-node figures (issue 6): apply → Running for 1 pod and for 50 pods with the image present, beside the raw CRI
+// sequence (RunPodSandbox + CreateContainer + StartContainer) on the same containerd in the same run, and the RSS
+// of k1s with 100 running pods. Needs root and containerd; prints why it is skipped otherwise.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { containerdPaths } from '../src/runtime/containerd-config.js';
+import { CriClient } from '../src/runtime/cri-client.js';
+import type { PodSandboxConfig } from '../src/runtime/cri-types.js';
+import { cleanupNodeNetwork } from '../src/network/host-cleanup.js';
+import { ipamDir } from '../src/kubelet/node-agent.js';
+import { removePodCgroup } from '../src/kubelet/qos-cgroups.js';
+import { median, request, root, rssMiB, startServer, stop, type Server } from './bench-server.js';
+
+type Row = (k: string, v: string) => void;
+const IMAGE = 'k1s.local/busybox:1.35';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface PodLike {
+  metadata: { name: string };
+  status?: { phase?: string };
+}
+
+async function podsRunning(server: Server, ns: string, names: string[]): Promise<boolean> {
+  const list = JSON.parse((await request(server, 'GET', `/api/v1/namespaces/${ns}/pods`)).body) as { items: PodLike[] };
+  const running = new Set(list.items.filter((p) => p.status?.phase === 'Running').map((p) => p.metadata.name));
+  return names.every((n) => running.has(n));
+}
+
+const busybox = (name: string) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name },
+  spec: { terminationGracePeriodSeconds: 0, containers: [{ name: 'main', image: IMAGE, imagePullPolicy: 'IfNotPresent', command: ['sleep', '3600'] }] },
+});
+
+/** creates the pods and returns ms until every one is Running (polled every 10 ms through the API) */
+async function applyToRunning(server: Server, ns: string, names: string[]): Promise<number> {
+  const t0 = performance.now();
+  await Promise.all(names.map((n) => request(server, 'POST', `/api/v1/namespaces/${ns}/pods`, busybox(n))));
+  while (!(await podsRunning(server, ns, names))) await sleep(10);
+  return performance.now() - t0;
+}
+
+async function deleteAll(server: Server, ns: string): Promise<void> {
+  await request(server, 'DELETE', `/api/v1/namespaces/${ns}/pods`);
+  for (;;) {
+    const list = JSON.parse((await request(server, 'GET', `/api/v1/namespaces/${ns}/pods`)).body) as { items: unknown[] };
+    if (!list.items.length) return;
+    await sleep(100);
+  }
+}
+
+/** the kubelet's minimal sequence for one pod, straight over CRI; returns ms */
+async function rawPod(cri: CriClient, logRoot: string, i: number, sandboxes: string[]): Promise<number> {
+  const uid = `bench-raw-${process.pid}-${i}`;
+  const config: PodSandboxConfig = {
+    metadata: { name: `raw-${i}`, uid, namespace: 'bench-raw', attempt: 0 },
+    hostname: `raw-${i}`,
+    log_directory: join(logRoot, `bench-raw_raw-${i}_${uid}`),
+    labels: { 'io.kubernetes.pod.uid': uid },
+    linux: { cgroup_parent: `/kubepods/besteffort/pod${uid}`, security_context: { namespace_options: { network: 'POD', pid: 'CONTAINER', ipc: 'POD' } } },
+  };
+  const t0 = performance.now();
+  const { pod_sandbox_id } = await cri.runPodSandbox({ config });
+  sandboxes.push(pod_sandbox_id);
+  const { container_id } = await cri.createContainer({
+    pod_sandbox_id,
+    sandbox_config: config,
+    config: { metadata: { name: 'main', attempt: 0 }, image: { image: IMAGE }, command: ['sleep', '3600'], log_path: 'main/0.log' },
+  });
+  await cri.startContainer({ container_id });
+  return performance.now() - t0;
+}
+
+/** stops and removes the raw sandboxes, then their cgroups (runc makes them, nobody else removes them) */
+async function removeSandboxes(cri: CriClient, ids: string[]): Promise<void> {
+  for (const id of ids.splice(0)) {
+    const st = await cri.podSandboxStatus({ pod_sandbox_id: id }).catch(() => undefined);
+    await cri.stopPodSandbox({ pod_sandbox_id: id }).catch(() => undefined);
+    await cri.removePodSandbox({ pod_sandbox_id: id }).catch(() => undefined);
+    const uid = st?.status?.metadata?.uid;
+    if (uid) await removePodCgroup(uid, 'BestEffort').catch(() => undefined);
+  }
+}
+
+export async function benchNode(row: Row): Promise<void> {
+  if (process.getuid?.() !== 0 || !existsSync('/usr/bin/containerd')) {
+    row('real node (apply → Running, raw CRI, RSS with 100 pods)', 'skipped: needs root and containerd');
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'k1s-bench-node-'));
+  const { server } = await startServer(dir, ['--ingress-http-port', '0', '--ingress-https-port', '0'], { agent: true });
+  const cri = new CriClient(containerdPaths(dir).address);
+  const sandboxes: string[] = [];
+  try {
+    for (;;) {
+      const nodes = JSON.parse((await request(server, 'GET', '/api/v1/nodes')).body) as { items: { status?: { conditions?: { type: string; status: string }[] } }[] };
+      if (nodes.items.some((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))) break;
+      await sleep(100);
+    }
+    execFileSync(process.execPath, [join(root, 'bin', 'k1s'), 'image', 'load', '--data-dir', dir, join(root, 'dist', 'images', 'busybox.tar')]);
+    await request(server, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' } });
+    while ((await request(server, 'GET', '/api/v1/namespaces/bench/serviceaccounts/default')).status !== 200) await sleep(50);
+    // warm-up: the first sandbox pays for the bridge
+    await applyToRunning(server, 'bench', ['warm']);
+    await rawPod(cri, containerdPaths(dir).podLogDir, 0, sandboxes);
+    await deleteAll(server, 'bench');
+    await removeSandboxes(cri, sandboxes);
+
+    const one: number[] = [];
+    const raw: number[] = [];
+    for (let i = 1; i <= 5; i++) {
+      one.push(await applyToRunning(server, 'bench', [`one-${i}`]));
+      raw.push(await rawPod(cri, containerdPaths(dir).podLogDir, i, sandboxes));
+    }
+    await deleteAll(server, 'bench');
+    await removeSandboxes(cri, sandboxes);
+    row('real node: 1 pod created → Running, image present (median of 5)', `${median(one).toFixed(0)} ms; raw CRI sequence ${median(raw).toFixed(0)} ms (${(median(one) / median(raw)).toFixed(2)}×; goal ≤ 1.3×)`);
+
+    const fifty = await applyToRunning(server, 'bench', Array.from({ length: 50 }, (_, i) => `fifty-${i}`));
+    await deleteAll(server, 'bench');
+    const r0 = performance.now();
+    await Promise.all(Array.from({ length: 50 }, (_, i) => rawPod(cri, containerdPaths(dir).podLogDir, 100 + i, sandboxes)));
+    const rawFifty = performance.now() - r0;
+    await removeSandboxes(cri, sandboxes);
+    row('real node: 50 pods created at once → all Running', `${(fifty / 1000).toFixed(1)} s; raw CRI, 50 at once ${(rawFifty / 1000).toFixed(1)} s (${(fifty / rawFifty).toFixed(2)}×)`);
+
+    const hundred = Array.from({ length: 100 }, (_, i) => `hundred-${i}`);
+    const t100 = await applyToRunning(server, 'bench', hundred);
+    await sleep(2000);
+    const containerd = execFileSync('pgrep', ['-f', `containerd --config ${containerdPaths(dir).config}`]).toString().trim().split('\n')[0];
+    row(
+      'real node: 100 running pods',
+      `all Running in ${(t100 / 1000).toFixed(1)} s; k1s RSS ${rssMiB(server.proc.pid!)} MiB, containerd RSS ${containerd ? rssMiB(Number(containerd)) : '?'} MiB (+ one ~13 MiB shim per pod)`,
+    );
+    await deleteAll(server, 'bench');
+  } finally {
+    await removeSandboxes(cri, sandboxes).catch(() => undefined);
+    cri.close();
+    // let the kubelet tear the pods down before k1s stops (pods outlive the server otherwise)
+    for (let i = 0; i < 100 && existsSync(join(dir, 'agent', 'kubelet', 'pods')); i++) {
+      const left = execFileSync('ls', [join(dir, 'agent', 'kubelet', 'pods')]).toString().trim();
+      if (!left) break;
+      await sleep(200);
+    }
+    await stop(server);
+    await cleanupNodeNetwork({ ipamDataDir: ipamDir(dir) }).catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
