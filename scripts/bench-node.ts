@@ -91,7 +91,7 @@ export async function benchNode(row: Row): Promise<void> {
     return;
   }
   const dir = mkdtempSync(join(tmpdir(), 'k1s-bench-node-'));
-  const { server } = await startServer(dir, ['--ingress-http-port', '0', '--ingress-https-port', '0'], { agent: true });
+  const { server } = await startServer(dir, ['--ingress-http-port', '0', '--ingress-https-port', '0', '--cluster-cidr', '10.45.0.0/16', '--cni-bridge', 'k1sbench0'], { agent: true });
   const cri = new CriClient(containerdPaths(dir).address);
   const sandboxes: string[] = [];
   try {
@@ -146,7 +146,7 @@ export async function benchNode(row: Row): Promise<void> {
       await sleep(200);
     }
     await stop(server);
-    await cleanupNodeNetwork({ ipamDataDir: ipamDir(dir) }).catch(() => undefined);
+    await cleanupNodeNetwork({ ipamDataDir: ipamDir(dir), bridge: 'k1sbench0', networkName: 'k1s-pod-network-k1sbench0' }).catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -34,14 +34,16 @@ export async function deleteClusterData(paths: ClusterPaths, serverArgs: string[
     // a real node ran: its pods (they outlive the server), then its CNI leftovers (netns, iptables chains, IPAM
     // state, the bridge when unused)
     const { removeAllPods } = await import('../kubelet/node-teardown.js');
-    const { ipamDir, DEFAULT_PAUSE_IMAGE } = await import('../kubelet/node-agent.js');
+    const { ipamDir, podNetwork, DEFAULT_PAUSE_IMAGE } = await import('../kubelet/node-agent.js');
     const pods = await removeAllPods(paths.dir, { sandboxImage: DEFAULT_PAUSE_IMAGE }).catch((e) => {
       done.push(`could not remove the node's pods: ${(e as Error).message}`);
       return 0;
     });
     if (pods) done.push(`${pods} pod sandbox${pods === 1 ? '' : 'es'} stopped and removed`);
     const { cleanupNodeNetwork } = await import('../network/host-cleanup.js');
-    const removed = await cleanupNodeNetwork({ ipamDataDir: ipamDir(paths.dir) }).catch(() => [] as string[]);
+    const bridgeArg = serverArgs.indexOf('--cni-bridge');
+    const net = podNetwork(bridgeArg >= 0 ? serverArgs[bridgeArg + 1] : undefined);
+    const removed = await cleanupNodeNetwork({ ipamDataDir: ipamDir(paths.dir), ...net }).catch(() => [] as string[]);
     if (removed.length) done.push(`${removed.length} network leftovers removed`);
   }
   // never let rm descend into a mount (a container's rootfs, a hostPath bind): unmount first

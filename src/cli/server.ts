@@ -21,6 +21,8 @@ Flags:
   --container-runtime-endpoint URL  use this CRI socket (unix:///…) instead of starting k1s' own containerd
   --pause-image REF          sandbox image (default k1s.local/pause:3.10, imported from dist/images/pause.tar)
   --kubelet-port PORT        the kubelet API port (default 10250; a free port when it is taken)
+  --cni-bridge NAME          the pod network's bridge (default cni0; clusters side by side need their own, with
+                             their own --cluster-cidr)
   --ingress-http-port PORT   host port of the built-in ingress controller (default 80)
   --ingress-https-port PORT  its HTTPS port (default 443)
   --disable-ingress          do not run the built-in ingress controller
@@ -53,6 +55,7 @@ export async function serverCommand(args: string[]): Promise<number> {
         'container-runtime-endpoint': { type: 'string' },
         'pause-image': { type: 'string' },
         'kubelet-port': { type: 'string' },
+        'cni-bridge': { type: 'string' },
         'ingress-http-port': { type: 'string' },
         'ingress-https-port': { type: 'string' },
         'disable-ingress': { type: 'boolean' },
@@ -128,6 +131,7 @@ export async function serverCommand(args: string[]): Promise<number> {
         containerRuntimeEndpoint: values['container-runtime-endpoint'],
         pauseImage: values['pause-image'],
         kubeletPort: ports['kubelet-port'],
+        bridge: values['cni-bridge'],
       },
       network: {
         ingressHttpPort: ports['ingress-http-port'],

@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 import type { Pod } from '../api/core-pod-types.js';
 import type { Client } from '../client/types.js';
 import { cleanupNodeNetwork } from '../network/host-cleanup.js';
-import { writeCniConfig } from '../network/cni-config.js';
+import { podCidrGateway, writeCniConfig } from '../network/cni-config.js';
+import { execa } from 'execa';
 import { containerdPaths } from '../runtime/containerd-config.js';
 import { Containerd, type ContainerRuntimeProcess } from '../runtime/containerd.js';
 import { checkNodePrerequisites } from '../runtime/prerequisites.js';
@@ -51,6 +52,8 @@ export interface NodeAgentOptions {
   ca?: CertKeyPem;
   /** the kubelet's HTTPS port (default 10250; a free port when that one is taken, e.g. by another cluster) */
   kubeletPort?: number;
+  /** the pod network's bridge (default cni0); clusters side by side on one machine need their own */
+  bridge?: string;
   /** local-path volumes of this node live here (default <dataDir>/storage) */
   storageRoot?: string;
   log?: (line: string) => void;
@@ -78,6 +81,7 @@ export class NodeAgent {
   private timers: NodeJS.Timeout[] = [];
   server?: KubeletServer;
   dns?: ClusterDNS;
+  private dnsSettings?: DNSSettings;
   localPath?: LocalPathDirs;
   private pressure?: PressureState;
   private health: NodeHealth = { memoryPressure: false, diskPressure: false, pidPressure: false };
@@ -121,7 +125,6 @@ export class NodeAgent {
       containerd = own;
       phase(`containerd started (${own.endpoint})`);
     }
-    let dnsServer: ClusterDNS | undefined;
     let server: KubeletServer | undefined;
     try {
       const machine = await readMachineInfo({ dataDir: opts.dataDir });
@@ -129,18 +132,8 @@ export class NodeAgent {
       phase(`machine: ${machine.capacity.cpu} CPUs, ${machine.capacity.memory} memory, IP ${internalIP}`);
       const resolv = existsSync('/etc/resolv.conf') ? parseResolvConf(readFileSync('/etc/resolv.conf', 'utf8')) : undefined;
       const nodeName = (opts.nodeName ?? hostname()).toLowerCase();
-      // cluster DNS on the node address; pods use it directly until a service proxy routes the kube-dns Service IP
-      let clusterDNS = opts.clusterDNS;
-      if (!clusterDNS && !opts.disableClusterDNS) {
-        try {
-          dnsServer = await startNodeDNS({ client: opts.client, nodeName, address: internalIP, clusterDomain: opts.clusterDomain, log });
-          clusterDNS = [internalIP];
-          phase(`cluster DNS serving ${opts.clusterDomain ?? 'cluster.local'} on ${internalIP}:53`);
-        } catch (e) {
-          log(`k1s: agent: cluster DNS not started: ${(e as Error).message}; pods get the host's resolv.conf`);
-        }
-      }
-      const dns: DNSSettings = { clusterDNS: clusterDNS ?? [], clusterDomain: opts.clusterDomain ?? 'cluster.local', hostResolvConf: resolv, nodeIPs: [internalIP] };
+      // cluster DNS comes up on the pod network's gateway once the node has its pod CIDR (syncCni)
+      const dns: DNSSettings = { clusterDNS: opts.clusterDNS ?? [], clusterDomain: opts.clusterDomain ?? 'cluster.local', hostResolvConf: resolv, nodeIPs: [internalIP] };
       const memoryBytes = Number(readFileSync('/proc/meminfo', 'utf8').match(/MemTotal:\s+(\d+)/)?.[1] ?? 0) * 1024;
       const runtime = new CriRuntime({
         endpoint: containerd.endpoint,
@@ -158,7 +151,7 @@ export class NodeAgent {
       await runtime.start();
       const adopted = runtime.knownPods().length;
       if (adopted === 0 && !opts.containerRuntimeEndpoint) {
-        const removed = await cleanupNodeNetwork({ ipamDataDir: ipamDir(opts.dataDir) }).catch(() => [] as string[]);
+        const removed = await cleanupNodeNetwork({ ipamDataDir: ipamDir(opts.dataDir), ...podNetwork(opts.bridge) }).catch(() => [] as string[]);
         if (removed.length) log(`k1s: agent: removed ${removed.length} network leftovers of an earlier run`);
       }
       phase(`CRI runtime ${runtime.version}: ${adopted} pod${adopted === 1 ? '' : 's'} found running`);
@@ -186,7 +179,7 @@ export class NodeAgent {
       });
       agent = new NodeAgent(kubelet, runtime, containerd, opts, log);
       agent.server = server;
-      agent.dns = dnsServer;
+      agent.dnsSettings = dns;
       containerd.onRestart((ev) => {
         log(`k1s: agent: containerd back after ${ev.downMs} ms; relisting`);
         void runtime.relist().catch(() => undefined);
@@ -198,7 +191,6 @@ export class NodeAgent {
       agent.loops();
       return agent;
     } catch (e) {
-      await dnsServer?.stop().catch(() => undefined);
       await server?.close().catch(() => undefined);
       await containerd.stop().catch(() => undefined);
       throw e;
@@ -229,9 +221,29 @@ export class NodeAgent {
   private async syncCni(): Promise<void> {
     const cidr = this.kubelet.podCIDR;
     if (!cidr || cidr === this.cniCIDR || this.opts.containerRuntimeEndpoint) return;
-    const r = await writeCniConfig({ confDir: containerdPaths(this.opts.dataDir).cniConfDir, podCIDR: cidr, ipamDataDir: ipamDir(this.opts.dataDir) });
+    // DNS first: a sandbox started right after the conflist appears must already get the cluster nameserver
+    await this.startDNS(cidr);
+    const r = await writeCniConfig({ confDir: containerdPaths(this.opts.dataDir).cniConfDir, podCIDR: cidr, ipamDataDir: ipamDir(this.opts.dataDir), ...podNetwork(this.opts.bridge) });
     this.cniCIDR = cidr;
     this.log(`k1s: agent: pod network ${cidr} (${r.file}${r.changed ? '' : ', unchanged'})`);
+  }
+
+  /**
+   * Cluster DNS on the pod network's gateway address (its own per cluster, reachable from every pod): the bridge is
+   * made here with that address (the bridge plugin adopts it) so the server can bind before the first pod.
+   */
+  private async startDNS(cidr: string): Promise<void> {
+    if (this.dns || this.opts.clusterDNS || this.opts.disableClusterDNS) return;
+    const { bridge } = podNetwork(this.opts.bridge);
+    const gateway = podCidrGateway(cidr);
+    try {
+      await ensureBridge(bridge, `${gateway}/${cidr.split('/')[1]}`);
+      this.dns = await startNodeDNS({ client: this.opts.client, nodeName: this.nodeName, address: gateway, clusterDomain: this.opts.clusterDomain, log: this.log });
+      if (this.dnsSettings) this.dnsSettings.clusterDNS = [gateway];
+      this.log(`k1s: agent: cluster DNS serving ${this.opts.clusterDomain ?? 'cluster.local'} on ${gateway}:53`);
+    } catch (e) {
+      this.log(`k1s: agent: cluster DNS not started: ${(e as Error).message}; pods get the host's resolv.conf`);
+    }
   }
 
   /** the eviction manager's signals → MemoryPressure/DiskPressure/PIDPressure */
@@ -312,4 +324,19 @@ async function listenPreferred(server: KubeletServer, port: number): Promise<num
     if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw e;
     return server.listen(0);
   }
+}
+
+/** the bridge and CNI network name of a node's pod network: cni0 / k1s-pod-network unless a bridge is named */
+export function podNetwork(bridge: string | undefined): { bridge: string; networkName: string } {
+  if (!bridge || bridge === 'cni0') return { bridge: 'cni0', networkName: 'k1s-pod-network' };
+  return { bridge, networkName: `k1s-pod-network-${bridge}` };
+}
+
+/** the bridge with the gateway address, up; what exists already is kept */
+async function ensureBridge(name: string, address: string): Promise<void> {
+  await execa('ip', ['link', 'add', 'name', name, 'type', 'bridge'], { reject: false });
+  const addr = await execa('ip', ['addr', 'add', address, 'dev', name], { reject: false });
+  if (addr.exitCode !== 0 && !/exists/i.test(addr.stderr)) throw new Error(`ip addr add ${address} dev ${name}: ${addr.stderr}`);
+  const up = await execa('ip', ['link', 'set', name, 'up'], { reject: false });
+  if (up.exitCode !== 0) throw new Error(`ip link set ${name} up: ${up.stderr}`);
 }

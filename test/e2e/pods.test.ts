@@ -11,6 +11,9 @@ import { cleanupNodeNetwork } from '../../src/network/host-cleanup.js';
 import { k1sBin, kubectl, kubectlPath, removeDir, run, until, type K1sServer } from './harness.js';
 
 const BUSYBOX = 'k1s.local/busybox:1.35';
+// its own pod network, so other real-node tests (and a developer's cluster) on this machine are left alone
+const BRIDGE = 'k1spods0';
+const NETWORK_ARGS = ['--cluster-cidr', '10.44.0.0/16', '--cni-bridge', BRIDGE];
 let dataDir: string;
 let server: K1sServer | undefined;
 let k: ReturnType<typeof kubectl>;
@@ -22,7 +25,7 @@ const started = Date.now();
 /** `k1s server` with the agent; resolves once the node is ready. */
 async function startAgentServer(dir: string): Promise<K1sServer> {
   const kubeconfig = join(dir, 'kubeconfig');
-  const proc = spawn(process.execPath, [k1sBin, 'server', '--data-dir', dir, '--https-listen-port', '0', '--write-kubeconfig', kubeconfig, '--ingress-http-port', '0', '--ingress-https-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [k1sBin, 'server', '--data-dir', dir, '--https-listen-port', '0', '--write-kubeconfig', kubeconfig, '--ingress-http-port', '0', '--ingress-https-port', '0', ...NETWORK_ARGS], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const url = await new Promise<string>((res, rej) => {
     const timer = setTimeout(() => rej(new Error(`k1s server did not become ready:\n${output}`)), 60_000);
@@ -106,7 +109,7 @@ after(async () => {
       await server.stop();
     }
   } finally {
-    await cleanupNodeNetwork({ ipamDataDir: join(dataDir, 'agent', 'cni', 'networks') }).catch(() => undefined);
+    await cleanupNodeNetwork({ ipamDataDir: join(dataDir, 'agent', 'cni', 'networks'), bridge: BRIDGE, networkName: `k1s-pod-network-${BRIDGE}` }).catch(() => undefined);
     removeDir(dataDir);
     console.log(`pods e2e took ${Math.round((Date.now() - started) / 1000)} s`);
   }
@@ -118,13 +121,13 @@ test('a busybox pod runs with a pod-network IP (kubectl 1.33 and 1.27)', async (
   await k.ok(['wait', '--for=jsonpath={.status.phase}=Running', 'pod/hello', '--timeout=60s']);
   console.log(`apply → Running for 1 pod: ${Math.round(performance.now() - t0)} ms (two kubectl runs included)`);
   const p = await podJson('hello');
-  assert.match(p.status.podIP, /^10\.42\.\d+\.\d+$/);
+  assert.match(p.status.podIP, /^10\.44\.\d+\.\d+$/);
   assert.equal(p.status.containerStatuses[0].ready, true);
   uids.set('hello', p.metadata.uid);
   for (const n of podNetns(p.metadata.uid)) netns.add(n);
   assert.ok(netns.size > 0, 'the pod has its own network namespace');
   const row = await k27.ok(['get', 'pod', 'hello', '--no-headers', '-o', 'wide']);
-  assert.match(row, /^hello\s+1\/1\s+Running\s+0\s+\S+\s+10\.42\.\d+\.\d+\s/);
+  assert.match(row, /^hello\s+1\/1\s+Running\s+0\s+\S+\s+10\.44\.\d+\.\d+\s/);
 });
 
 test('kubectl logs, exec and port-forward reach the pod (1.33 over WebSocket, 1.27 over SPDY)', async () => {
@@ -322,7 +325,7 @@ test('after every pod is deleted, cgroups, network namespaces, IPs and mounts ar
     return true;
   }, 'pod cgroups and directories to be removed', 30_000);
   for (const n of netns) assert.equal(existsSync(join('/var/run/netns', n)), false, `netns ${n}`);
-  const ipam = join(dataDir, 'agent', 'cni', 'networks', 'k1s-pod-network');
+  const ipam = join(dataDir, 'agent', 'cni', 'networks', `k1s-pod-network-${BRIDGE}`);
   const reserved = existsSync(ipam) ? readdirSync(ipam).filter((f) => /^\d+\.\d+\.\d+\.\d+$/.test(f)) : [];
   assert.deepEqual(reserved, []);
   const mounts = readFileSync('/proc/self/mountinfo', 'utf8').split('\n').map((l) => l.split(' ')[4] ?? '').filter((m) => m.startsWith(dataDir));
