@@ -11,6 +11,7 @@ import type { PodSandboxConfig } from '../src/runtime/cri-types.js';
 import { cleanupNodeNetwork } from '../src/network/host-cleanup.js';
 import { ipamDir } from '../src/kubelet/node-agent.js';
 import { removePodCgroup } from '../src/kubelet/qos-cgroups.js';
+import { removeAllPods } from '../src/kubelet/node-teardown.js';
 import { median, request, root, rssMiB, startServer, stop, type Server } from './bench-server.js';
 
 type Row = (k: string, v: string) => void;
@@ -139,13 +140,9 @@ export async function benchNode(row: Row): Promise<void> {
   } finally {
     await removeSandboxes(cri, sandboxes).catch(() => undefined);
     cri.close();
-    // let the kubelet tear the pods down before k1s stops (pods outlive the server otherwise)
-    for (let i = 0; i < 100 && existsSync(join(dir, 'agent', 'kubelet', 'pods')); i++) {
-      const left = execFileSync('ls', [join(dir, 'agent', 'kubelet', 'pods')]).toString().trim();
-      if (!left) break;
-      await sleep(200);
-    }
     await stop(server);
+    // pods outlive the server: remove them as k1s delete does, then the network leftovers
+    await removeAllPods(dir, { sandboxImage: 'k1s.local/pause:3.10' }).catch((e) => console.error(`bench: removing pods: ${(e as Error).message}`));
     await cleanupNodeNetwork({ ipamDataDir: ipamDir(dir), bridge: 'k1sbench0', networkName: 'k1s-pod-network-k1sbench0' }).catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   }
