@@ -19,6 +19,7 @@ import { podDNSConfig, type DNSSettings } from './dns-config.js';
 import { computeQOS, ensurePodCgroup, podCgroupParent, removePodCgroup } from './qos-cgroups.js';
 import type { PodRuntime, ProbeKind, ProbeResult, RuntimeFailure, RuntimePodStatus } from './runtime.js';
 import { clientSourceContext } from './volume-sources.js';
+import { clientClaimSource } from './volume-pvc.js';
 import { PodVolumes, type VolumeMountSource } from './volumes.js';
 
 export interface CriRuntimeOptions {
@@ -69,7 +70,7 @@ export class CriRuntime implements PodRuntime {
     this.state = new CriPodState(this.cri);
     this.log = opts.log ?? (() => {});
     const ctx = clientSourceContext(opts.client, { nodeAllocatable: opts.nodeAllocatable, hostIPs: opts.hostIPs });
-    this.volumes = new PodVolumes({ ...ctx, podsDir: this.podsDir });
+    this.volumes = new PodVolumes({ ...ctx, podsDir: this.podsDir, claims: clientClaimSource(opts.client) });
     this.images = new ImagePuller(this.cri, opts.client);
   }
 

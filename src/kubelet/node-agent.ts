@@ -25,6 +25,8 @@ import { Kubelet } from './kubelet.js';
 import { LocalPathDirs } from './local-path-dirs.js';
 import { startNodeDNS } from '../network/dns-service.js';
 import type { ClusterDNS } from '../network/dns-server.js';
+import type { ServiceProxy } from '../network/service-proxy.js';
+import { routedClusterDNS, startNodeServiceProxy } from '../network/service-proxy-node.js';
 import { issueKubeletServingCert, KubeletServer } from './server.js';
 import type { CertKeyPem } from '../pki/certs.js';
 import { readMachineInfo } from './machine-info.js';
@@ -81,6 +83,7 @@ export class NodeAgent {
   private timers: NodeJS.Timeout[] = [];
   server?: KubeletServer;
   dns?: ClusterDNS;
+  proxy?: ServiceProxy;
   private dnsSettings?: DNSSettings;
   localPath?: LocalPathDirs;
   private pressure?: PressureState;
@@ -221,7 +224,9 @@ export class NodeAgent {
   private async syncCni(): Promise<void> {
     const cidr = this.kubelet.podCIDR;
     if (!cidr || cidr === this.cniCIDR || this.opts.containerRuntimeEndpoint) return;
-    // DNS first: a sandbox started right after the conflist appears must already get the cluster nameserver
+    // Service routing and DNS first: a sandbox started right after the conflist appears must already get them.
+    // Pod traffic is told from other traffic by the node's pod CIDR (kube-proxy's --detect-local-mode=NodeCIDR).
+    this.proxy ??= await startNodeServiceProxy({ client: this.opts.client, nodeName: this.nodeName, clusterCIDR: cidr, bridge: this.opts.bridge, log: this.log });
     await this.startDNS(cidr);
     const r = await writeCniConfig({ confDir: containerdPaths(this.opts.dataDir).cniConfDir, podCIDR: cidr, ipamDataDir: ipamDir(this.opts.dataDir), ...podNetwork(this.opts.bridge) });
     this.cniCIDR = cidr;
@@ -239,8 +244,10 @@ export class NodeAgent {
     try {
       await ensureBridge(bridge, `${gateway}/${cidr.split('/')[1]}`);
       this.dns = await startNodeDNS({ client: this.opts.client, nodeName: this.nodeName, address: gateway, clusterDomain: this.opts.clusterDomain, log: this.log });
-      if (this.dnsSettings) this.dnsSettings.clusterDNS = [gateway];
-      this.log(`k1s: agent: cluster DNS serving ${this.opts.clusterDomain ?? 'cluster.local'} on ${gateway}:53`);
+      // pods ask the kube-dns Service IP as in any cluster once the service proxy provably routes it
+      const serviceIP = this.proxy ? await routedClusterDNS(this.proxy, { client: this.opts.client, log: this.log }) : undefined;
+      if (this.dnsSettings) this.dnsSettings.clusterDNS = [serviceIP ?? gateway];
+      this.log(`k1s: agent: cluster DNS serving ${this.opts.clusterDomain ?? 'cluster.local'} on ${gateway}:53${serviceIP ? ` (Service IP ${serviceIP})` : ''}`);
     } catch (e) {
       this.log(`k1s: agent: cluster DNS not started: ${(e as Error).message}; pods get the host's resolv.conf`);
     }
@@ -305,6 +312,7 @@ export class NodeAgent {
     this.kubelet.stop();
     this.localPath?.stop();
     await this.server?.close().catch(() => undefined);
+    await this.proxy?.stop().catch(() => undefined);
     await this.dns?.stop().catch(() => undefined);
     await this.runtime.whenRemoved().catch(() => undefined);
     await this.containerd.stop();

@@ -2,6 +2,7 @@
 // emptyDir (disk, or tmpfs for medium Memory), hostPath (with its type checks), and the API-backed configMap,
 // secret, downwardAPI and projected volumes written by the atomic writer (secret and projected on tmpfs, as kube's
 // wrapped memory emptyDir). refresh() rewrites the API-backed payloads so updates reach running pods.
+// persistentVolumeClaim and generic ephemeral volumes resolve to their bound PV (volume-pvc.ts).
 import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -10,6 +11,14 @@ import type { Pod, Volume } from '../api/core-pod-types.js';
 import { Quantity } from '../machinery/quantity.js';
 import { podResourceConfig } from './qos-cgroups.js';
 import { writePayloadAtomically } from './volume-atomic-writer.js';
+import {
+  checkLocalPath,
+  claimOf,
+  ownershipMatches,
+  resolveClaim,
+  unableToMountMessage,
+  type ClaimSource,
+} from './volume-pvc.js';
 import {
   configMapPayload,
   DEFAULT_MODE,
@@ -42,6 +51,8 @@ export interface VolumeContext extends SourceContext {
   podsDir: string;
   mounter?: Mounter;
   now?: () => number;
+  /** claims and PVs for persistentVolumeClaim / ephemeral volumes (without it they are not supported) */
+  claims?: ClaimSource;
 }
 
 export interface VolumeMountSource {
@@ -84,7 +95,7 @@ export async function mountsUnder(dir: string): Promise<string[]> {
 }
 
 /** SetVolumeOwnership: group fsGroup, group-readable (and writable unless read-only), setgid directories. */
-async function setOwnership(dir: string, fsGroup: number, readOnly: boolean): Promise<void> {
+export async function setOwnership(dir: string, fsGroup: number, readOnly: boolean): Promise<void> {
   const walk = async (p: string): Promise<void> => {
     const st = await fs.lstat(p);
     await fs.lchown(p, -1, fsGroup);
@@ -193,13 +204,49 @@ export class PodVolumes {
     for (const d of ['volumes', 'plugins']) await fs.mkdir(path.join(this.podDir(uid), d), { recursive: true, mode: 0o750 });
     const mounts = new Map<string, VolumeMountSource>();
     const failures: VolumeFailure[] = [];
+    const unprocessed: { volume: string; error: string }[] = [];
     for (const v of pod.spec?.volumes ?? []) {
       const name = v.name ?? '';
+      if (claimOf(pod, v) && this.ctx.claims) {
+        const r = await this.setUpClaim(pod, v, this.ctx.claims).catch((e: Error) => ({ processError: e.message }));
+        if ('processError' in r) unprocessed.push({ volume: name, error: r.processError });
+        else if ('error' in r) failures.push({ reason: 'FailedMount', volume: name, message: r.error });
+        else mounts.set(name, r);
+        continue;
+      }
       const r = await this.setUpOne(pod, v).catch((e: Error) => ({ error: e.message }));
       if ('error' in r) failures.push({ reason: 'FailedMount', volume: name, message: `MountVolume.SetUp failed for volume "${name}" : ${r.error}` });
       else mounts.set(name, r);
     }
+    if (unprocessed.length) {
+      // the populator could not add these volumes: the pod waits for them (e.g. its claim to be bound)
+      const names = unprocessed.map((u) => u.volume);
+      const message = unableToMountMessage(names, [...names, ...failures.map((f) => f.volume)], unprocessed.map((u) => u.error));
+      failures.unshift({ reason: 'FailedMount', volume: names[0], message });
+    }
     return failures.length ? { failure: failures[0], failures } : { mounts };
+  }
+
+  /** A claim's bound PV: hostPath (type-checked, no ownership change) or local (must exist; fsGroup applied). */
+  private async setUpClaim(pod: Pod, v: Volume, claims: ClaimSource): Promise<VolumeMountSource | { processError: string } | { error: string }> {
+    const r = await resolveClaim(claims, pod, v);
+    if ('processError' in r) return r;
+    const setUpFailed = (msg: string) => ({ error: `MountVolume.SetUp failed for volume "${r.pvName}" : ${msg}` });
+    if (r.kind === 'hostPath') {
+      if (r.path.split('/').includes('..')) return setUpFailed(`invalid HostPath \`${r.path}\`: must not contain '..'`);
+      const err = await checkHostPathType(r.path, r.hostPathType);
+      if (err) return setUpFailed(err);
+      return { hostPath: r.path, readOnly: r.readOnly, selinuxRelabel: false, plugin: 'kubernetes.io~host-path' };
+    }
+    const missing = await checkLocalPath(r.path);
+    if (missing) return { error: `MountVolume.NewMounter initialization failed for volume "${r.pvName}" : ${missing}` };
+    const sc = pod.spec?.securityContext as { fsGroup?: number; fsGroupChangePolicy?: string } | undefined;
+    if (sc?.fsGroup !== undefined && !r.readOnly) {
+      const skip = sc.fsGroupChangePolicy === 'OnRootMismatch' && (await ownershipMatches(r.path, sc.fsGroup, false));
+      const err = skip ? undefined : await setOwnership(r.path, sc.fsGroup, false).then(() => undefined, (e: Error) => e.message);
+      if (err) return setUpFailed(err);
+    }
+    return { hostPath: r.path, readOnly: r.readOnly, selinuxRelabel: true, plugin: 'kubernetes.io~local-volume' };
   }
 
   /** Rewrites the API-backed payloads that changed; returns the volumes updated and the failures. */

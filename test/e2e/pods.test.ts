@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanupNodeNetwork } from '../../src/network/host-cleanup.js';
+import { removeNodeServiceProxyRules } from '../../src/network/service-proxy-node.js';
 import { k1sBin, kubectl, kubectlPath, removeDir, run, until, type K1sServer } from './harness.js';
 
 const BUSYBOX = 'k1s.local/busybox:1.35';
@@ -110,6 +111,7 @@ after(async () => {
     }
   } finally {
     await cleanupNodeNetwork({ ipamDataDir: join(dataDir, 'agent', 'cni', 'networks'), bridge: BRIDGE, networkName: `k1s-pod-network-${BRIDGE}` }).catch(() => undefined);
+    await removeNodeServiceProxyRules({ bridge: BRIDGE }).catch(() => undefined);
     removeDir(dataDir);
     console.log(`pods e2e took ${Math.round((Date.now() - started) / 1000)} s`);
   }
@@ -181,6 +183,25 @@ test('cluster DNS answers in pods: search path, Services in any namespace, NXDOM
   const missing = await k.run(['exec', 'hello', '--', 'nslookup', 'nope.default.svc.cluster.local']);
   assert.notEqual(missing.code, 0);
   assert.match(missing.stdout + missing.stderr, /NXDOMAIN|can't find/);
+});
+
+test('a Service routes a pod to a busybox httpd by DNS name (service proxy, cluster DNS on the kube-dns IP)', async () => {
+  const backend = pod('svc-backend', {
+    containers: [bb('main', 'mkdir -p /www && echo via-service > /www/index.html && exec httpd -f -p 8080 -h /www', { readinessProbe: { tcpSocket: { port: 8080 }, periodSeconds: 1 } })],
+  });
+  backend.metadata.labels = { suite: 'pods', app: 'svc-backend' };
+  const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'backend' }, spec: { selector: { app: 'svc-backend' }, ports: [{ port: 80, targetPort: 8080 }] } };
+  await k.ok(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [backend, svc] }) });
+  await k.ok(['wait', '--for=condition=Ready', 'pod/svc-backend', '--timeout=60s']);
+  uids.set('svc-backend', (await podJson('svc-backend')).metadata.uid);
+  // pods ask the kube-dns Service IP, which only works through the service proxy
+  assert.match(await k.ok(['exec', 'hello', '--', 'cat', '/etc/resolv.conf']), /^nameserver 10\.43\.0\.10$/m);
+  const body = await until(async () => {
+    const r = await k.run(['exec', 'hello', '--', 'timeout', '3', 'wget', '-qO-', 'http://backend.default.svc.cluster.local']);
+    return r.code === 0 && r.stdout.trim() === 'via-service' && r.stdout;
+  }, 'wget through the backend Service', 15_000);
+  assert.equal(body.trim(), 'via-service');
+  await k.ok(['delete', 'service', 'backend']);
 });
 
 test('crash loop, liveness, readiness, init containers, OOM kill and configMap updates', async () => {
