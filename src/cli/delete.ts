@@ -2,10 +2,10 @@
 // under its data dir, the data dir, and its kubeconfig entries.
 import { readFileSync, rmSync } from 'node:fs';
 import { execa } from 'execa';
-import { parseArgs } from 'node:util';
-import { clusterInfo, contextName, resolveName, type ClusterPaths } from './clusters.js';
+import { clusterInfo, contextName, type ClusterPaths } from './clusters.js';
 import { removeKubeconfigEntries, userKubeconfigPath } from './kubeconfig-merge.js';
 import { parseDuration, stopCluster } from './stop.js';
+import { parseClusterArgs } from './command-args.js';
 
 /** Mount points at or under dir, deepest first (octal escapes of /proc/mounts decoded). */
 export function mountsUnder(dir: string, mountsText?: string): string[] {
@@ -72,33 +72,11 @@ Flags:
   -h, --help       show this help`;
 
 export async function deleteCommand(args: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: { name: { type: 'string' }, timeout: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    });
-  } catch (e) {
-    console.error(`k1s delete: ${(e as Error).message}\n\n${help}`);
-    return 2;
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    console.log(help);
-    return 0;
-  }
-  if (positionals.length > 1) {
-    console.error(`k1s delete: one cluster name at most, got ${positionals.join(' ')}`);
-    return 2;
-  }
-  const r = resolveName(positionals[0], values.name);
-  if ('error' in r) {
-    console.error(`k1s delete: ${r.error}`);
-    return 2;
-  }
-  const timeoutMs = parseDuration(values.timeout ?? '60s');
+  const parsed = parseClusterArgs('delete', args, { timeout: { type: 'string' } }, help);
+  if ('exit' in parsed) return parsed.exit;
+  const { values } = parsed;
+  const r = { name: parsed.name };
+  const timeoutMs = parseDuration((values.timeout as string | undefined) ?? '60s');
   if (timeoutMs === undefined) {
     console.error(`k1s delete: --timeout must be a duration such as 30s, got "${values.timeout}"`);
     return 2;

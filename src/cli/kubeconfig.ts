@@ -1,7 +1,7 @@
 // `k1s kubeconfig [NAME]`: prints the cluster's admin kubeconfig (or its path), for KUBECONFIG=… or CI secrets.
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
-import { clusterInfo, resolveName } from './clusters.js';
+import { clusterInfo } from './clusters.js';
+import { parseClusterArgs } from './command-args.js';
 
 const help = `Usage: k1s kubeconfig [NAME] [flags]
 
@@ -17,28 +17,10 @@ Flags:
   -h, --help       show this help`;
 
 export async function kubeconfigCommand(args: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: { name: { type: 'string' }, path: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-    });
-  } catch (e) {
-    console.error(`k1s kubeconfig: ${(e as Error).message}\n\n${help}`);
-    return 2;
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    console.log(help);
-    return 0;
-  }
-  const r = resolveName(positionals[0], values.name);
-  if ('error' in r || positionals.length > 1) {
-    console.error(`k1s kubeconfig: ${'error' in r ? r.error : 'one cluster name at most'}`);
-    return 2;
-  }
+  const parsed = parseClusterArgs('kubeconfig', args, { path: { type: 'boolean' } }, help);
+  if ('exit' in parsed) return parsed.exit;
+  const { values } = parsed;
+  const r = { name: parsed.name };
   const { paths } = clusterInfo(r.name);
   let text: string;
   try {

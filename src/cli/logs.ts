@@ -1,7 +1,7 @@
 // `k1s logs [NAME] [-f]`: the server's output (server.log in the cluster's data dir).
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
-import { parseArgs } from 'node:util';
-import { clusterInfo, lastLines, resolveName } from './clusters.js';
+import { clusterInfo, lastLines } from './clusters.js';
+import { parseClusterArgs } from './command-args.js';
 
 const help = `Usage: k1s logs [NAME] [flags]
 
@@ -41,27 +41,13 @@ function copyFrom(file: string, offset: number, out: NodeJS.WritableStream): num
 
 export async function logsCommand(args: string[], opts: { out?: NodeJS.WritableStream; signal?: AbortSignal } = {}): Promise<number> {
   const out = opts.out ?? process.stdout;
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: { name: { type: 'string' }, follow: { type: 'boolean', short: 'f' }, tail: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    });
-  } catch (e) {
-    console.error(`k1s logs: ${(e as Error).message}\n\n${help}`);
-    return 2;
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    console.log(help);
-    return 0;
-  }
-  const r = resolveName(positionals[0], values.name);
+  const parsed = parseClusterArgs('logs', args, { follow: { type: 'boolean', short: 'f' }, tail: { type: 'string' } }, help);
+  if ('exit' in parsed) return parsed.exit;
+  const { values } = parsed;
+  const r = { name: parsed.name };
   const tail = values.tail === undefined ? undefined : Number(values.tail);
-  if ('error' in r || positionals.length > 1 || (tail !== undefined && (!Number.isInteger(tail) || tail < 0))) {
-    console.error(`k1s logs: ${'error' in r ? r.error : 'usage: k1s logs [NAME] [-f] [--tail N]'}`);
+  if (tail !== undefined && (!Number.isInteger(tail) || tail < 0)) {
+    console.error('k1s logs: usage: k1s logs [NAME] [-f] [--tail N]');
     return 2;
   }
   const info = clusterInfo(r.name);

@@ -1,8 +1,8 @@
 // `k1s status [NAME]`: one cluster's state (running or not, pid, URL, nodes Ready, data dir, kubeconfig context).
-import { parseArgs } from 'node:util';
 import { HttpClient } from '../client/http.js';
 import { loadKubeconfig } from '../client/kubeconfig.js';
-import { clusterInfo, contextName, resolveName, type ClusterInfo } from './clusters.js';
+import { clusterInfo, contextName, type ClusterInfo } from './clusters.js';
+import { parseClusterArgs } from './command-args.js';
 
 export interface ClusterRow {
   name: string;
@@ -71,26 +71,12 @@ Flags:
   -h, --help       show this help`;
 
 export async function statusCommand(args: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: { name: { type: 'string' }, output: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } },
-    });
-  } catch (e) {
-    console.error(`k1s status: ${(e as Error).message}\n\n${help}`);
-    return 2;
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    console.log(help);
-    return 0;
-  }
-  const r = resolveName(positionals[0], values.name);
-  if ('error' in r || positionals.length > 1 || (values.output && !['text', 'json'].includes(values.output))) {
-    console.error(`k1s status: ${'error' in r ? r.error : 'usage: k1s status [NAME] [-o text|json]'}`);
+  const parsed = parseClusterArgs('status', args, { output: { type: 'string', short: 'o' } }, help);
+  if ('exit' in parsed) return parsed.exit;
+  const { values } = parsed;
+  const r = { name: parsed.name };
+  if (values.output && !['text', 'json'].includes(values.output as string)) {
+    console.error('k1s status: usage: k1s status [NAME] [-o text|json]');
     return 2;
   }
   const info = clusterInfo(r.name);

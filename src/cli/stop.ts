@@ -1,7 +1,7 @@
 // `k1s stop [NAME]`: a graceful stop (SIGTERM: the server stops its pods and closes the store); state is kept and
 // `k1s start` resumes with the same objects.
-import { parseArgs } from 'node:util';
-import { clusterInfo, isServerProcess, readState, resolveName, writeState, type ClusterPaths } from './clusters.js';
+import { clusterInfo, isServerProcess, readState, writeState, type ClusterPaths } from './clusters.js';
+import { parseClusterArgs } from './command-args.js';
 
 /** "60s", "2m", "1500ms", "1h" or plain seconds → milliseconds; undefined when malformed. */
 export function parseDuration(s: string): number | undefined {
@@ -51,33 +51,11 @@ Flags:
   -h, --help       show this help`;
 
 export async function stopCommand(args: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: { name: { type: 'string' }, timeout: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    });
-  } catch (e) {
-    console.error(`k1s stop: ${(e as Error).message}\n\n${help}`);
-    return 2;
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    console.log(help);
-    return 0;
-  }
-  if (positionals.length > 1) {
-    console.error(`k1s stop: one cluster name at most, got ${positionals.join(' ')}`);
-    return 2;
-  }
-  const r = resolveName(positionals[0], values.name);
-  if ('error' in r) {
-    console.error(`k1s stop: ${r.error}`);
-    return 2;
-  }
-  const timeoutMs = parseDuration(values.timeout ?? '60s');
+  const parsed = parseClusterArgs('stop', args, { timeout: { type: 'string' } }, help);
+  if ('exit' in parsed) return parsed.exit;
+  const { values } = parsed;
+  const r = { name: parsed.name };
+  const timeoutMs = parseDuration((values.timeout as string | undefined) ?? '60s');
   if (timeoutMs === undefined) {
     console.error(`k1s stop: --timeout must be a duration such as 30s, got "${values.timeout}"`);
     return 2;
