@@ -5,7 +5,11 @@ import type { KObject } from '../api/types.js';
 import { storageClassOf } from '../api/core-pv-util.js';
 import { quantityOf } from '../api/core-pv-util.js';
 import { accessModesSatisfied } from '../scheduler/volume-binding-match.js';
-import type { ObjectRef } from '../scheduler/volume-binding-types.js';
+import type { ObjectRef, PersistentVolume, PersistentVolumeClaim, StorageClass } from '../api/core-pv-types.js';
+
+export type Claim = PersistentVolumeClaim;
+export type Volume = PersistentVolume;
+export type Class = StorageClass;
 
 export {
   ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_SELECTED_NODE, ANN_STORAGE_PROVISIONER, NOT_SUPPORTED_PROVISIONER,
@@ -20,49 +24,8 @@ export const PV_PROTECTION_FINALIZER = 'kubernetes.io/pv-protection';
 /** the component name kube-controller-manager's PV controller records events as */
 export const PV_CONTROLLER_COMPONENT = 'persistentvolume-controller';
 
-export type Claim = KObject & {
-  spec?: {
-    accessModes?: string[];
-    selector?: unknown;
-    resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
-    volumeName?: string;
-    storageClassName?: string | null;
-    volumeMode?: string;
-  };
-  status?: {
-    phase?: string;
-    accessModes?: string[];
-    capacity?: Record<string, string>;
-    allocatedResources?: Record<string, string>;
-    allocatedResourceStatuses?: Record<string, string>;
-    conditions?: { type: string; status: string; lastProbeTime?: string | null; lastTransitionTime?: string; reason?: string; message?: string }[];
-  };
-};
 
-export type Volume = KObject & {
-  spec?: {
-    capacity?: Record<string, string>;
-    accessModes?: string[];
-    claimRef?: ObjectRef | null;
-    storageClassName?: string;
-    volumeMode?: string;
-    persistentVolumeReclaimPolicy?: string;
-    nodeAffinity?: { required?: { nodeSelectorTerms?: { matchExpressions?: { key: string; operator: string; values?: string[] }[] }[] } | null } | null;
-    hostPath?: { path: string; type?: string } | null;
-    local?: { path: string } | null;
-    mountOptions?: string[];
-  };
-  status?: { phase?: string; message?: string; reason?: string; lastPhaseTransitionTime?: string };
-};
 
-export type Class = KObject & {
-  provisioner?: string;
-  reclaimPolicy?: string;
-  volumeBindingMode?: string;
-  allowVolumeExpansion?: boolean;
-  mountOptions?: string[];
-  parameters?: Record<string, string>;
-};
 
 export const claimClassName = (c: Claim): string => storageClassOf(c, c.spec?.storageClassName);
 export const volumeClassName = (v: Volume): string => storageClassOf(v, v.spec?.storageClassName);

@@ -4,10 +4,13 @@
 // class's allowedTopologies against a node's labels.
 import type { KObject } from '../api/types.js';
 import type { FilterStatus } from './filters.js';
-import type { NodeSelectorTerm } from '../api/core-scheduling-match.js';
 import { nodeSelectorTermMatches } from '../api/core-scheduling-match.js';
-import type { MetaLabelSelector } from '../machinery/labels.js';
 import { quantityOf, storageClassOf } from '../api/core-pv-util.js';
+import type { PersistentVolume, PersistentVolumeClaim, StorageClass, TopologySelectorTerm } from '../api/core-pv-types.js';
+
+export type { ObjectRef, StorageClass, TopologySelectorTerm } from '../api/core-pv-types.js';
+export type PVC = PersistentVolumeClaim;
+export type PV = PersistentVolume;
 
 export const ANN_SELECTED_NODE = 'volume.kubernetes.io/selected-node';
 export const ANN_BIND_COMPLETED = 'pv.kubernetes.io/bind-completed';
@@ -16,49 +19,10 @@ export const ANN_STORAGE_PROVISIONER = 'volume.kubernetes.io/storage-provisioner
 /** a class with this provisioner never provisions (local volumes are created by hand) */
 export const NOT_SUPPORTED_PROVISIONER = 'kubernetes.io/no-provisioner';
 
-export interface ObjectRef {
-  kind?: string;
-  apiVersion?: string;
-  namespace?: string;
-  name?: string;
-  uid?: string;
-  resourceVersion?: string;
-}
 
-export type PVC = KObject & {
-  spec?: {
-    accessModes?: string[];
-    selector?: MetaLabelSelector | null;
-    resources?: { requests?: Record<string, string> };
-    volumeName?: string;
-    storageClassName?: string | null;
-    volumeMode?: string;
-  };
-  status?: { phase?: string };
-};
 
-export type PV = KObject & {
-  spec?: {
-    capacity?: Record<string, string>;
-    accessModes?: string[];
-    claimRef?: ObjectRef | null;
-    storageClassName?: string;
-    volumeMode?: string;
-    nodeAffinity?: { required?: { nodeSelectorTerms?: NodeSelectorTerm[] } | null } | null;
-    csi?: { driver?: string; volumeHandle?: string } | null;
-  };
-  status?: { phase?: string };
-};
 
-export interface TopologySelectorTerm {
-  matchLabelExpressions?: { key?: string; values?: string[] }[] | null;
-}
 
-export type StorageClass = KObject & {
-  provisioner?: string;
-  volumeBindingMode?: string;
-  allowedTopologies?: TopologySelectorTerm[] | null;
-};
 
 export type CSINode = KObject & { spec?: { drivers?: { name?: string; allocatable?: { count?: number | null } | null }[] | null } };
 
