@@ -44,6 +44,9 @@ export async function deleteClusterData(paths: ClusterPaths, serverArgs: string[
     const bridgeArg = serverArgs.indexOf('--cni-bridge');
     const net = podNetwork(bridgeArg >= 0 ? serverArgs[bridgeArg + 1] : undefined);
     const removed = await cleanupNodeNetwork({ ipamDataDir: ipamDir(paths.dir), ...net }).catch(() => [] as string[]);
+    // the service proxy's chains (a server killed hard never removed them)
+    const { removeNodeServiceProxyRules } = await import('../network/service-proxy-node.js');
+    await removeNodeServiceProxyRules({ bridge: net.bridge === 'cni0' ? undefined : net.bridge }).catch(() => undefined);
     if (removed.length) done.push(`${removed.length} network leftovers removed`);
   }
   // never let rm descend into a mount (a container's rootfs, a hostPath bind): unmount first

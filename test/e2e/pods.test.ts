@@ -186,10 +186,10 @@ test('cluster DNS answers in pods: search path, Services in any namespace, NXDOM
 });
 
 test('a Service routes a pod to a busybox httpd by DNS name (service proxy, cluster DNS on the kube-dns IP)', async () => {
-  const backend = pod('svc-backend', {
+  const served = pod('svc-backend', {
     containers: [bb('main', 'mkdir -p /www && echo via-service > /www/index.html && exec httpd -f -p 8080 -h /www', { readinessProbe: { tcpSocket: { port: 8080 }, periodSeconds: 1 } })],
   });
-  backend.metadata.labels = { suite: 'pods', app: 'svc-backend' };
+  const backend = { ...served, metadata: { ...served.metadata, labels: { suite: 'pods', app: 'svc-backend' } } };
   const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'backend' }, spec: { selector: { app: 'svc-backend' }, ports: [{ port: 80, targetPort: 8080 }] } };
   await k.ok(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [backend, svc] }) });
   await k.ok(['wait', '--for=condition=Ready', 'pod/svc-backend', '--timeout=60s']);
