@@ -18,6 +18,7 @@ import { podGCController } from './pod-gc.js';
 import { persistentVolumeController } from './persistentvolume.js';
 import { volumeResizer } from './persistentvolume-resize.js';
 import { pvcProtectionController } from './pvc-protection.js';
+import { ephemeralVolumeController } from './ephemeral-volume.js';
 import { pvProtectionController } from './pv-protection.js';
 import { localPathProvisioner } from './local-path-provisioner.js';
 import { replicaSetController, replicationControllerController } from './replicaset.js';
@@ -65,6 +66,7 @@ export function defaultControllers(opts: DefaultControllersOptions): ControllerF
     horizontalPodAutoscalerController(),
     persistentVolumeController(),
     pvcProtectionController(),
+    ephemeralVolumeController(),
     pvProtectionController(),
     // what k3s runs beside kube-controller-manager: the local-path provisioner and (for expansion) its resizer
     localPathProvisioner({ storageRoot: opts.localPathStorageRoot }),

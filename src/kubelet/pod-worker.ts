@@ -157,7 +157,9 @@ export class PodWorker {
     if (!rs?.sandboxReady) {
       const sb = await this.ctx.runtime.ensureSandbox(pod);
       if ('reason' in sb) {
-        this.ctx.recorder.event(pod, 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${sb.message}`);
+        // volumes are set up before the sandbox: their failures are the kubelet's FailedMount, as written
+        if (sb.reason === 'FailedMount') this.ctx.recorder.event(pod, 'Warning', 'FailedMount', sb.message);
+        else this.ctx.recorder.event(pod, 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${sb.message}`);
         await this.writeStatus(pod, this.ctx.runtime.podStatus(this.uid));
         this.after(this.ctx.retryMs ?? 1000);
         return;
