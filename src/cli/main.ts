@@ -1,12 +1,11 @@
 // k1s command dispatch: one file per command.
-import { imageCommand } from './image.js';
 import { nodeCommand } from './node.js';
 import { serverCommand } from './server.js';
 
 const commands: Record<string, { summary: string; run: (args: string[]) => Promise<number | void> }> = {
   server: { summary: 'run the cluster (API server, controllers, scheduler, nodes) in the foreground', run: serverCommand },
   node: { summary: 'add, remove or list simulated nodes of a running cluster', run: nodeCommand },
-  image: { summary: "load image tarballs into the cluster's containerd and list its images", run: (args) => imageCommand(args) },
+  image: { summary: "load image tarballs into the cluster's containerd and list its images", run: async (args) => (await import('./image.js')).imageCommand(args) },
   // cluster lifecycle (named clusters, see clusters.ts); loaded on use so `k1s server` does not pay for them
   start: { summary: 'start a cluster in the background and make its kubectl context current', run: async (a) => (await import('./start.js')).startCommand(a) },
   stop: { summary: 'stop a cluster, keeping its state', run: async (a) => (await import('./stop.js')).stopCommand(a) },
