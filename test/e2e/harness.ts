@@ -28,21 +28,25 @@ export interface K1sServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Spawns `k1s server` on a free port and waits for its ready line. */
-export async function startServer(opts: { dataDir?: string; port?: number; extraArgs?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<K1sServer> {
+/**
+ * Spawns `k1s server` on a free port and waits for its ready line; with `agent` it runs its real node (root,
+ * containerd; ingress on free ports) and waits for the node too.
+ */
+export async function startServer(opts: { dataDir?: string; port?: number; extraArgs?: string[]; env?: NodeJS.ProcessEnv; agent?: boolean } = {}): Promise<K1sServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'k1s-e2e-'));
   const kubeconfig = join(dataDir, 'kubeconfig');
   const proc = spawn(
     process.execPath,
-    [k1sBin, 'server', '--data-dir', dataDir, '--https-listen-port', String(opts.port ?? 0), '--write-kubeconfig', kubeconfig, '--disable-agent', ...(opts.extraArgs ?? [])],
+    [k1sBin, 'server', '--data-dir', dataDir, '--https-listen-port', String(opts.port ?? 0), '--write-kubeconfig', kubeconfig, ...(opts.agent ? ['--ingress-http-port', '0', '--ingress-https-port', '0'] : ['--disable-agent']), ...(opts.extraArgs ?? [])],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } },
   );
   let output = '';
   const url = await new Promise<string>((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`k1s server did not become ready:\n${output}`)), 30_000);
+    const timer = setTimeout(() => rej(new Error(`k1s server did not become ready:\n${output}`)), opts.agent ? 60_000 : 30_000);
+    const ready = opts.agent ? /k1s API server ready at (https:\/\/\S+)[\s\S]*k1s: node \S+ ready/ : /k1s API server ready at (https:\/\/\S+)/;
     const onData = (d: Buffer) => {
       output += d.toString();
-      const m = /k1s API server ready at (https:\/\/\S+)/.exec(output);
+      const m = ready.exec(output);
       if (m) {
         clearTimeout(timer);
         res(m[1]);

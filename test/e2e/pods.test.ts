@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanupNodeNetwork } from '../../src/network/host-cleanup.js';
 import { removeNodeServiceProxyRules } from '../../src/network/service-proxy-node.js';
-import { k1sBin, kubectl, kubectlPath, removeDir, run, until, type K1sServer } from './harness.js';
+import { k1sBin, kubectl, startServer, kubectlPath, removeDir, run, until, type K1sServer } from './harness.js';
 
 const BUSYBOX = 'k1s.local/busybox:1.35';
 // its own pod network, so other real-node tests (and a developer's cluster) on this machine are left alone
@@ -23,42 +23,6 @@ const uids = new Map<string, string>();
 const netns = new Set<string>();
 const started = Date.now();
 
-/** `k1s server` with the agent; resolves once the node is ready. */
-async function startAgentServer(dir: string): Promise<K1sServer> {
-  const kubeconfig = join(dir, 'kubeconfig');
-  const proc = spawn(process.execPath, [k1sBin, 'server', '--data-dir', dir, '--https-listen-port', '0', '--write-kubeconfig', kubeconfig, '--ingress-http-port', '0', '--ingress-https-port', '0', ...NETWORK_ARGS], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const url = await new Promise<string>((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`k1s server did not become ready:\n${output}`)), 60_000);
-    const onData = (d: Buffer) => {
-      output += d.toString();
-      const m = /k1s API server ready at (https:\/\/\S+)[\s\S]*k1s: node \S+ ready/.exec(output);
-      if (m) {
-        clearTimeout(timer);
-        res(m[1]);
-      }
-    };
-    proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', onData);
-    proc.on('exit', (code) => {
-      clearTimeout(timer);
-      rej(new Error(`k1s server exited with ${code}:\n${output}`));
-    });
-  });
-  return {
-    dataDir: dir,
-    kubeconfig,
-    url,
-    proc,
-    log: () => output,
-    stop: (signal: NodeJS.Signals = 'SIGTERM') =>
-      new Promise((res) => {
-        if (proc.exitCode !== null) return res(proc.exitCode);
-        proc.once('exit', (code) => res(code));
-        proc.kill(signal);
-      }),
-  };
-}
 
 function use(s: K1sServer): void {
   server = s;
@@ -93,7 +57,7 @@ function podNetns(uid: string): string[] {
 
 before(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'k1s-e2e-pods-'));
-  use(await startAgentServer(dataDir));
+  use(await startServer({ dataDir, agent: true, extraArgs: NETWORK_ARGS }));
   const load = await run(process.execPath, [k1sBin, 'image', 'load', '--data-dir', dataDir, join(k1sBin, '..', '..', 'dist', 'images', 'busybox.tar')]);
   assert.equal(load.code, 0, load.stderr);
 });
@@ -308,7 +272,7 @@ test('k1s restarted with pods running: nothing is restarted', async () => {
   const before = await runningContainers();
   assert.ok(before.size >= 12, `running containers: ${before.size}`);
   assert.equal(await server!.stop(), 0);
-  use(await startAgentServer(dataDir));
+  use(await startServer({ dataDir, agent: true, extraArgs: NETWORK_ARGS }));
   assert.match(server!.log(), /k1s: agent: CRI runtime \S+: \d+ pods found running/);
   // give the adopted pods' workers a few syncs
   await new Promise((r) => setTimeout(r, 3000));

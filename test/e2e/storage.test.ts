@@ -4,13 +4,12 @@
 // its pod, expansion reaches the claim's status. Every pod is deleted and torn down by the kubelet before k1s stops.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanupNodeNetwork } from '../../src/network/host-cleanup.js';
 import { removeNodeServiceProxyRules } from '../../src/network/service-proxy-node.js';
-import { k1sBin, kubectl, removeDir, run, until, type K1sServer } from './harness.js';
+import { k1sBin, kubectl, startServer, removeDir, run, until, type K1sServer } from './harness.js';
 
 const BUSYBOX = 'k1s.local/busybox:1.35';
 // its own pod network, so other real-node tests on this machine are left alone
@@ -22,41 +21,6 @@ let server: K1sServer | undefined;
 let k: ReturnType<typeof kubectl>;
 const started = Date.now();
 
-async function startAgentServer(dir: string): Promise<K1sServer> {
-  const kubeconfig = join(dir, 'kubeconfig');
-  const proc = spawn(process.execPath, [k1sBin, 'server', '--data-dir', dir, '--https-listen-port', '0', '--write-kubeconfig', kubeconfig, '--ingress-http-port', '0', '--ingress-https-port', '0', ...NETWORK_ARGS], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const url = await new Promise<string>((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`k1s server did not become ready:\n${output}`)), 60_000);
-    const onData = (d: Buffer) => {
-      output += d.toString();
-      const m = /k1s API server ready at (https:\/\/\S+)[\s\S]*k1s: node \S+ ready/.exec(output);
-      if (m) {
-        clearTimeout(timer);
-        res(m[1]);
-      }
-    };
-    proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', onData);
-    proc.on('exit', (code) => {
-      clearTimeout(timer);
-      rej(new Error(`k1s server exited with ${code}:\n${output}`));
-    });
-  });
-  return {
-    dataDir: dir,
-    kubeconfig,
-    url,
-    proc,
-    log: () => output,
-    stop: (signal: NodeJS.Signals = 'SIGTERM') =>
-      new Promise((res) => {
-        if (proc.exitCode !== null) return res(proc.exitCode);
-        proc.once('exit', (code) => res(code));
-        proc.kill(signal);
-      }),
-  };
-}
 
 const apply = (obj: unknown) => k.ok(['apply', '-f', '-'], { input: JSON.stringify(obj) });
 const claim = (name: string, extra: Record<string, unknown> = {}) => ({
@@ -88,7 +52,7 @@ async function deletePodAndWait(name: string): Promise<void> {
 
 before(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'k1s-e2e-storage-'));
-  server = await startAgentServer(dataDir);
+  server = await startServer({ dataDir, agent: true, extraArgs: NETWORK_ARGS });
   k = kubectl(server, '1.33');
   const load = await run(process.execPath, [k1sBin, 'image', 'load', '--data-dir', dataDir, join(k1sBin, '..', '..', 'dist', 'images', 'busybox.tar')]);
   assert.equal(load.code, 0, load.stderr);
