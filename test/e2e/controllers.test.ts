@@ -67,9 +67,11 @@ spec:
     const status = await k().ok(['rollout', 'status', `deployment/web`, '-n', ns, '--timeout=60s']);
     assert.match(status, /deployment "web" successfully rolled out/);
 
-    // every pod event during the update: never more than replicas+maxSurge pods, never fewer than
-    // replicas-maxUnavailable ready ones
+    // During the update the Deployment controller keeps the ReplicaSets' summed spec.replicas at most
+    // replicas+maxSurge (the bound kube guarantees: it counts ReplicaSet sizes, so a pod the old ReplicaSet has
+    // not deleted yet may briefly coexist with the new one's), and the ready pods never below replicas-maxUnavailable.
     const pods = new Map<string, KObject>();
+    const sizes = new Map<string, number>();
     let maxTotal = 0;
     let minReady = Infinity;
     let watching = false;
@@ -80,15 +82,21 @@ spec:
       if (!watching) return;
       const live = [...pods.values()].filter((p) => !p.metadata.deletionTimestamp);
       const ready = live.filter((p) => ((p.status as { conditions?: { type: string; status: string }[] })?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'));
-      maxTotal = Math.max(maxTotal, live.length);
       minReady = Math.min(minReady, ready.length);
+    });
+    const rsWatch = await client.resource('apps/v1', 'replicasets').watch(ns, {}, (ev) => {
+      if (ev.type === 'ERROR' || ev.type === 'BOOKMARK') return;
+      if (ev.type === 'DELETED') sizes.delete(ev.object.metadata.name!);
+      else sizes.set(ev.object.metadata.name!, (ev.object.spec as { replicas?: number })?.replicas ?? 0);
+      if (watching) maxTotal = Math.max(maxTotal, [...sizes.values()].reduce((a, b) => a + b, 0));
     });
     await new Promise((r) => setTimeout(r, 200));
     watching = true;
     await k().ok(['apply', '-f', '-'], { input: manifest('busybox:1.37') });
     await k().ok(['rollout', 'status', `deployment/web`, '-n', ns, '--timeout=60s']);
     w.stop();
-    assert.ok(maxTotal <= 5, `at most replicas+maxSurge = 5 pods, saw ${maxTotal}`);
+    rsWatch.stop();
+    assert.equal(maxTotal, 5, `the ReplicaSets together are scaled to at most (and, surging, exactly) replicas+maxSurge = 5, saw ${maxTotal}`);
     assert.ok(minReady >= 3, `at least replicas-maxUnavailable = 3 ready pods, saw ${minReady}`);
 
     const rs = await k().ok(['get', 'rs', '-n', ns, '-o', 'jsonpath={range .items[*]}{.metadata.name} {.spec.replicas} {.metadata.annotations.deployment\\.kubernetes\\.io/revision}{"\\n"}{end}']);

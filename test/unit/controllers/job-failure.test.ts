@@ -91,11 +91,17 @@ describe('job controller: failures', () => {
   });
 
   it('activeDeadlineSeconds deletes the running pods and fails the job with DeadlineExceeded', async () => {
-    const c = await batchCluster([jobController()]);
+    // A test clock, not a 1 s deadline: on a slow machine a real 1 s deadline could pass before the pods are running.
+    const clock = new TestClock();
+    const c = await batchCluster([jobController()], { now: clock.now });
     try {
-      await c.client.resource('batch/v1', 'jobs').create('default', job('dl', { activeDeadlineSeconds: 1, parallelism: 2 }));
+      const jobs = c.client.resource('batch/v1', 'jobs');
+      await jobs.create('default', job('dl', { activeDeadlineSeconds: 60, parallelism: 2 }));
       const pods = await c.waitFor('pods', async () => ((await podsOf(c.client, 'dl')).length === 2 ? podsOf(c.client, 'dl') : undefined));
       for (const p of pods) await markPodRunning(c.client, p);
+      assert.equal((await getJob(c.client, 'dl')).status?.conditions?.some((x) => x.type === 'Failed') ?? false, false);
+      clock.advance(61_000);
+      await jobs.patch('default', 'dl', 'merge', { metadata: { labels: { nudge: '1' } } });
       const failed = await waitCondition(c, 'dl', 'Failed');
       assert.deepEqual(failed.status!.conditions!.map((x) => [x.type, x.reason, x.message]), [
         ['FailureTarget', 'DeadlineExceeded', 'Job was active longer than specified deadline'],
