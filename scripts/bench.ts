@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { median, pct, request, rssMiB, startServer, stop, type Server } from './bench-server.js';
 import { benchScheduler } from './bench-scheduler.js';
+import { benchNetwork } from './bench-network.js';
 import { benchNode } from './bench-node.js';
 
 type Make = (name: string) => Record<string, unknown>;
@@ -118,6 +119,11 @@ async function main(): Promise<void> {
   // K1S_BENCH_ONLY=scheduler runs just the scheduling figures
   if (process.env.K1S_BENCH_ONLY === 'node') {
     await benchNode(row);
+    console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
+    return;
+  }
+  if (process.env.K1S_BENCH_ONLY === 'network') {
+    await benchNetwork(row);
     console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
     return;
   }
@@ -239,6 +245,7 @@ async function main(): Promise<void> {
   await benchControllers(row);
   await benchScheduler(row);
   await benchNode(row);
+  await benchNetwork(row);
   console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
 }
 

@@ -1,0 +1,184 @@
+// Pod-network figures (issue 8) on a real node: bulk throughput and connection rate through a ClusterIP beside the
+// same traffic straight to the pod IP (goal ≤ 1.1× direct), cluster DNS queries/s with p50/p99, and the time from
+// Service create to the first successful connection through its ClusterIP. Needs root and containerd.
+import { execFile, execFileSync } from 'node:child_process';
+import dgram from 'node:dgram';
+import { existsSync, mkdtempSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import dnsPacket from 'dns-packet';
+import type { ClusterPaths } from '../src/cli/clusters.js';
+import { deleteClusterData } from '../src/cli/delete.js';
+import { median, pct, request, root, startServer, stop, type Server } from './bench-server.js';
+
+type Row = (k: string, v: string) => void;
+const IMAGE = 'k1s.local/busybox:1.35';
+const KUBECTL = '/usr/lib/google-cloud-sdk/bin/kubectl.1.33';
+const BRIDGE = 'k1sbnet0';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const run = promisify(execFile);
+
+interface PodLike {
+  metadata: { name: string };
+  status?: { phase?: string; podIP?: string; conditions?: { type: string; status: string }[] };
+}
+
+const json = async <T>(server: Server, path: string): Promise<T> => JSON.parse((await request(server, 'GET', path)).body) as T;
+
+async function waitReady(server: Server, ns: string, name: string): Promise<PodLike> {
+  for (;;) {
+    const p = await json<PodLike>(server, `/api/v1/namespaces/${ns}/pods/${name}`);
+    if (p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) return p;
+    await sleep(50);
+  }
+}
+
+/** seconds (from /proc/uptime, 10 ms resolution) a shell loop in the client pod takes */
+async function timeInPod(kubeconfig: string, ns: string, loop: string): Promise<number> {
+  const script = `a=$(cut -d" " -f1 /proc/uptime); ${loop}; b=$(cut -d" " -f1 /proc/uptime); echo "$a $b"`;
+  const { stdout } = await run(KUBECTL, ['--kubeconfig', kubeconfig, 'exec', '-n', ns, 'client', '--', 'sh', '-c', script], { maxBuffer: 1 << 20 });
+  const [a, b] = stdout.trim().split(/\s+/).map(Number);
+  return b - a;
+}
+
+/** best of three runs of the loop against each target, alternating so neither gets a warmer cache */
+async function compare(kubeconfig: string, ns: string, loop: (target: string) => string, direct: string, cluster: string): Promise<{ direct: number; cluster: number }> {
+  const best = { direct: Infinity, cluster: Infinity };
+  for (let i = 0; i < 3; i++) {
+    best.direct = Math.min(best.direct, await timeInPod(kubeconfig, ns, loop(direct)));
+    best.cluster = Math.min(best.cluster, await timeInPod(kubeconfig, ns, loop(cluster)));
+  }
+  return best;
+}
+
+/** `count` A queries with `inflight` outstanding at a time; latencies in ms */
+async function dnsLoad(address: string, port: number, name: string, count: number, inflight: number): Promise<{ qps: number; lat: number[] }> {
+  const sock = dgram.createSocket('udp4');
+  await new Promise<void>((r) => sock.bind(0, () => r()));
+  const pending = new Map<number, { t0: number; done: () => void }>();
+  sock.on('message', (msg) => {
+    const id = msg.readUInt16BE(0);
+    pending.get(id)?.done();
+  });
+  const lat: number[] = [];
+  let next = 0;
+  const one = (): Promise<void> =>
+    new Promise((res) => {
+      const id = next++ & 0xffff;
+      const t0 = performance.now();
+      const timer = setTimeout(() => {
+        pending.delete(id);
+        res();
+      }, 2000);
+      pending.set(id, {
+        t0,
+        done: () => {
+          clearTimeout(timer);
+          pending.delete(id);
+          lat.push(performance.now() - t0);
+          res();
+        },
+      });
+      sock.send(dnsPacket.encode({ type: 'query', id, flags: dnsPacket.RECURSION_DESIRED, questions: [{ type: 'A', name }] }), port, address);
+    });
+  let sent = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: inflight }, async () => {
+      while (sent < count) {
+        sent++;
+        await one();
+      }
+    }),
+  );
+  const secs = (performance.now() - t0) / 1000;
+  sock.close();
+  return { qps: lat.length / secs, lat };
+}
+
+function httpOk(host: string, port: number, timeoutMs: number): Promise<boolean> {
+  return new Promise((res) => {
+    const req = http.get({ host, port, path: '/small', timeout: timeoutMs, agent: false }, (r) => {
+      r.resume();
+      r.on('end', () => res(r.statusCode === 200));
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => res(false));
+  });
+}
+
+export async function benchNetwork(row: Row): Promise<void> {
+  if (process.getuid?.() !== 0 || !existsSync('/usr/bin/containerd')) {
+    row('pod network (ClusterIP vs direct, DNS, Service → first connection)', 'skipped: needs root and containerd');
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'k1s-bench-net-'));
+  const kubeconfig = join(dir, 'kubeconfig');
+  const { server } = await startServer(dir, ['--ingress-http-port', '0', '--ingress-https-port', '0', '--cluster-cidr', '10.53.0.0/16', '--cni-bridge', BRIDGE], { agent: true });
+  const ns = 'bench-net';
+  try {
+    for (;;) {
+      const nodes = await json<{ items: PodLike[] }>(server, '/api/v1/nodes');
+      if (nodes.items.some((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))) break;
+      await sleep(100);
+    }
+    execFileSync(process.execPath, [join(root, 'bin', 'k1s'), 'image', 'load', '--data-dir', dir, join(root, 'dist', 'images', 'busybox.tar')]);
+    await request(server, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    while ((await request(server, 'GET', `/api/v1/namespaces/${ns}/serviceaccounts/default`)).status !== 200) await sleep(50);
+    const serve = 'mkdir -p /www && dd if=/dev/zero of=/www/big bs=1M count=128 2>/dev/null && echo ok > /www/small && exec httpd -f -p 8080 -h /www';
+    const pod = (name: string, labels: Record<string, string>, cmd: string) => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, labels },
+      spec: {
+        terminationGracePeriodSeconds: 0,
+        containers: [{ name: 'main', image: IMAGE, command: ['sh', '-c', cmd], readinessProbe: name === 'server' ? { tcpSocket: { port: 8080 }, periodSeconds: 1 } : undefined }],
+      },
+    });
+    await request(server, 'POST', `/api/v1/namespaces/${ns}/pods`, pod('server', { app: 'server' }, serve));
+    await request(server, 'POST', `/api/v1/namespaces/${ns}/pods`, pod('client', { app: 'client' }, 'exec sleep 3600'));
+    const srv = await waitReady(server, ns, 'server');
+    await waitReady(server, ns, 'client');
+    const svc = (name: string) => ({ apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { selector: { app: 'server' }, ports: [{ port: 80, targetPort: 8080 }] } });
+    const created = JSON.parse((await request(server, 'POST', `/api/v1/namespaces/${ns}/services`, svc('web'))).body) as { spec: { clusterIP: string } };
+    const clusterIP = created.spec.clusterIP;
+    const podIP = srv.status!.podIP!;
+    while (!(await httpOk(clusterIP, 80, 500))) await sleep(50);
+
+    const bulk = await compare(kubeconfig, ns, (t) => `for i in 1 2 3 4; do wget -q -O /dev/null http://${t}/big; done`, `${podIP}:8080`, `${clusterIP}:80`);
+    const mib = (4 * 128) / 1;
+    row(
+      'pod → pod bulk HTTP (4 × 128 MiB, best of 3): ClusterIP vs pod IP',
+      `${(mib / bulk.cluster).toFixed(0)} MiB/s vs ${(mib / bulk.direct).toFixed(0)} MiB/s direct → ${(bulk.cluster / bulk.direct).toFixed(2)}× the time (goal ≤ 1.1×)`,
+    );
+    const conns = await compare(kubeconfig, ns, (t) => `i=0; while [ $i -lt 500 ]; do wget -q -O /dev/null http://${t}/small; i=$((i+1)); done`, `${podIP}:8080`, `${clusterIP}:80`);
+    row(
+      'pod → pod new connections (500 sequential wget, best of 3): ClusterIP vs pod IP',
+      `${(500 / conns.cluster).toFixed(0)}/s vs ${(500 / conns.direct).toFixed(0)}/s direct → ${(conns.cluster / conns.direct).toFixed(2)}× the time (goal ≤ 1.1×)`,
+    );
+
+    const slices = await json<{ items: { endpoints: { addresses: string[] }[]; ports: { name: string; port: number }[] }[] }>(server, '/apis/discovery.k8s.io/v1/namespaces/kube-system/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3Dkube-dns');
+    const dnsAddr = slices.items[0].endpoints[0].addresses[0];
+    const dnsPort = slices.items[0].ports.find((p) => p.name === 'dns')!.port;
+    await dnsLoad(dnsAddr, dnsPort, 'kubernetes.default.svc.cluster.local', 2000, 16);
+    const dns = await dnsLoad(dnsAddr, dnsPort, 'web.bench-net.svc.cluster.local', 20_000, 32);
+    row('cluster DNS: A queries for a Service name, 32 in flight (20,000 queries, UDP from the node)', `${Math.round(dns.qps).toLocaleString('en-US')} q/s, p50 ${median(dns.lat).toFixed(2)} ms, p99 ${pct(dns.lat, 99).toFixed(2)} ms`);
+
+    const toFirst: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const t0 = performance.now();
+      const made = JSON.parse((await request(server, 'POST', `/api/v1/namespaces/${ns}/services`, svc(`probe-${i}`))).body) as { spec: { clusterIP: string } };
+      while (!(await httpOk(made.spec.clusterIP, 80, 200))) await sleep(2);
+      toFirst.push(performance.now() - t0);
+    }
+    row('Service created → first successful HTTP request through its ClusterIP (from the node, median of 5)', `${median(toFirst).toFixed(0)} ms (min ${Math.min(...toFirst).toFixed(0)}, max ${Math.max(...toFirst).toFixed(0)})`);
+    await request(server, 'DELETE', `/api/v1/namespaces/${ns}/pods`);
+    while ((await json<{ items: unknown[] }>(server, `/api/v1/namespaces/${ns}/pods`)).items.length) await sleep(100);
+  } finally {
+    await stop(server);
+    // what `k1s delete` does: pods (they outlive the server), mounts, network leftovers, the data dir
+    await deleteClusterData({ dir } as ClusterPaths, ['--cni-bridge', BRIDGE]).catch((e) => console.error(`bench: cleaning up: ${(e as Error).message}`));
+  }
+}
