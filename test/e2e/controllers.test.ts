@@ -72,6 +72,7 @@ spec:
     // not deleted yet may briefly coexist with the new one's), and the ready pods never below replicas-maxUnavailable.
     const pods = new Map<string, KObject>();
     const sizes = new Map<string, number>();
+    const trail: string[] = [];
     let maxTotal = 0;
     let minReady = Infinity;
     let watching = false;
@@ -88,7 +89,9 @@ spec:
       if (ev.type === 'ERROR' || ev.type === 'BOOKMARK') return;
       if (ev.type === 'DELETED') sizes.delete(ev.object.metadata.name!);
       else sizes.set(ev.object.metadata.name!, (ev.object.spec as { replicas?: number })?.replicas ?? 0);
-      if (watching) maxTotal = Math.max(maxTotal, [...sizes.values()].reduce((a, b) => a + b, 0));
+      if (!watching) return;
+      maxTotal = Math.max(maxTotal, [...sizes.values()].reduce((a, b) => a + b, 0));
+      trail.push(`${ev.type} ${ev.object.metadata.name} rv=${ev.object.metadata.resourceVersion} replicas=${sizes.get(ev.object.metadata.name!)}`);
     });
     await new Promise((r) => setTimeout(r, 200));
     watching = true;
@@ -96,7 +99,7 @@ spec:
     await k().ok(['rollout', 'status', `deployment/web`, '-n', ns, '--timeout=60s']);
     w.stop();
     rsWatch.stop();
-    assert.equal(maxTotal, 5, `the ReplicaSets together are scaled to at most (and, surging, exactly) replicas+maxSurge = 5, saw ${maxTotal}`);
+    assert.equal(maxTotal, 5, `the ReplicaSets together are scaled to at most (and, surging, exactly) replicas+maxSurge = 5, saw ${maxTotal}:\n${trail.join('\n')}`);
     assert.ok(minReady >= 3, `at least replicas-maxUnavailable = 3 ready pods, saw ${minReady}`);
 
     const rs = await k().ok(['get', 'rs', '-n', ns, '-o', 'jsonpath={range .items[*]}{.metadata.name} {.spec.replicas} {.metadata.annotations.deployment\\.kubernetes\\.io/revision}{"\\n"}{end}']);

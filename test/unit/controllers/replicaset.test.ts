@@ -138,7 +138,7 @@ describe('replicaset controller', () => {
     const c = await workloadCluster([replicationControllerController()]);
     try {
       const rcs = c.client.resource('v1', 'replicationcontrollers');
-      await rcs.create(NS, { apiVersion: 'v1', kind: 'ReplicationController', metadata: { name: 'legacy', namespace: NS }, spec: { replicas: 1, minReadySeconds: 1, selector: { app: 'legacy' }, template: template({ app: 'legacy' }) } } as KObject);
+      await rcs.create(NS, { apiVersion: 'v1', kind: 'ReplicationController', metadata: { name: 'legacy', namespace: NS }, spec: { replicas: 1, minReadySeconds: 3, selector: { app: 'legacy' }, template: template({ app: 'legacy' }) } } as KObject);
       const [pod] = await c.waitFor('pod', async () => ((await podsOf(c, 'legacy')).length === 1 ? podsOf(c, 'legacy') : undefined));
       assert.equal(pod.metadata.ownerReferences?.[0]?.kind, 'ReplicationController');
       await markPodRunning(c.client, pod, { nodeName: 'n1' });
@@ -146,7 +146,8 @@ describe('replicaset controller', () => {
         const s = status(await rcs.get(NS, 'legacy'));
         return s.readyReplicas === 1 && !s.availableReplicas;
       });
-      await c.waitFor('available after minReadySeconds', async () => status(await rcs.get(NS, 'legacy')).availableReplicas === 1, 5000);
+      // 3 s, not 1: a loaded machine could take a second to write the first status, missing the "ready, not yet available" state
+      await c.waitFor('available after minReadySeconds', async () => status(await rcs.get(NS, 'legacy')).availableReplicas === 1, 10_000);
     } finally {
       await c.close();
     }
