@@ -1,6 +1,6 @@
 // The k1s server process the benchmarks drive, and small figures helpers.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -82,4 +82,52 @@ export function request(s: Server, method: string, path: string, body?: unknown,
     req.on('error', rej);
     req.end(data);
   });
+}
+
+/** CPU time (user + system, all threads) the process has used so far, in ms (from /proc: Linux only). */
+export function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux)
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+const WRK_POD_SCRIPT = `
+local counter = 0
+function init(args)
+  token = args[1]
+  prefix = args[2]
+  namespace = args[3]
+end
+request = function()
+  counter = counter + 1
+  local body = '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"' .. prefix .. '-' .. counter .. '","labels":{"app":"bench"}},"spec":{"containers":[{"name":"c","image":"busybox:1.36","command":["sleep","3600"],"resources":{"requests":{"cpu":"10m","memory":"16Mi"}}}]}}'
+  return wrk.format("POST", "/api/v1/namespaces/" .. namespace .. "/pods", { ["Content-Type"] = "application/json", ["Authorization"] = "Bearer " .. token }, body)
+end
+`;
+
+/**
+ * Pod creates driven by wrk (one thread, `clients` keep-alive HTTPS connections, bearer `token`) for `seconds`, the
+ * same pod as the Node.js-client row; every response must be 201. Also reports the server's CPU per create, which
+ * other load on the machine disturbs far less than the rate.
+ */
+export function wrkPodCreates(
+  s: Server,
+  opts: { token: string; namespace: string; clients: number; seconds: number; prefix: string },
+): { rate: number; p50: number; p99: number; count: number; cpuUsPerCreate: number } {
+  const script = join(s.dataDir, 'wrk-pods.lua');
+  writeFileSync(script, WRK_POD_SCRIPT);
+  const c0 = cpuMs(s.proc.pid!);
+  const out = execFileSync('wrk', ['-t1', `-c${opts.clients}`, `-d${opts.seconds}s`, '--latency', '-s', script, s.url, '--', opts.token, opts.prefix, opts.namespace], {
+    encoding: 'utf8',
+  });
+  const cpu = cpuMs(s.proc.pid!) - c0;
+  if (/Non-2xx or 3xx responses/.test(out) || /Socket errors/.test(out)) throw new Error(`wrk saw failed requests:\n${out}`);
+  const ms = (label: string) => {
+    const m = new RegExp(`^\\s*${label}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(out);
+    if (!m) throw new Error(`no ${label}% latency in wrk output:\n${out}`);
+    return Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1);
+  };
+  const count = Number(/^\s*(\d+) requests in/m.exec(out)?.[1] ?? 0);
+  const rate = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
+  return { rate, p50: ms('50'), p99: ms('99'), count, cpuUsPerCreate: count ? (cpu * 1000) / count : 0 };
 }

@@ -12,6 +12,7 @@ import { deepEqual } from '../machinery/object.js';
 import { Quantity } from '../machinery/quantity.js';
 import { podLimits, podRequests } from '../api/quota-pod.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
+import { AdmissionCache } from './admission-cache.js';
 import type { ResourceStore } from './resource-store.js';
 
 export const LIMIT_RANGER_ANNOTATION = 'kubernetes.io/limit-ranger';
@@ -192,6 +193,7 @@ export interface LimitRangerOptions {
 }
 
 export function limitRangerAdmission(opts: LimitRangerOptions): AdmissionPlugin {
+  const cache = new AdmissionCache(opts.limitRanges);
   return {
     name: 'LimitRanger',
     admit(attrs) {
@@ -203,6 +205,8 @@ export function limitRangerAdmission(opts: LimitRangerOptions): AdmissionPlugin 
         (operation === 'CREATE' || (operation === 'UPDATE' && !deepEqual(attrs.object.spec, attrs.old?.spec)));
       // objects being deleted are left alone
       if ((!isPod && !isClaim) || attrs.old?.metadata.deletionTimestamp) return;
+      // a namespace without LimitRanges (most) is decided from memory
+      if (cache.inNamespace(attrs.namespace)?.size === 0) return;
       return admitLimits(opts.limitRanges(), attrs, { pod: isPod });
     },
   };

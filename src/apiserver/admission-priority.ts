@@ -5,6 +5,7 @@ import { errors } from '../machinery/errors.js';
 import { SYSTEM_PRIORITY_CLASSES } from '../api/core-pod-admission.js';
 import type { KObject } from '../api/types.js';
 import type { AdmissionPlugin } from './admission.js';
+import { AdmissionCache } from './admission-cache.js';
 import { listObjects } from './resource-list.js';
 import type { ResourceStore } from './resource-store.js';
 
@@ -21,6 +22,7 @@ interface PodSpecPriority {
 }
 
 export function podPriorityAdmission(priorityClasses: () => ResourceStore): AdmissionPlugin {
+  const cache = new AdmissionCache(priorityClasses);
   return {
     name: 'Priority',
     admit({ store, operation, object }) {
@@ -28,7 +30,11 @@ export function podPriorityAdmission(priorityClasses: () => ResourceStore): Admi
       const spec = ((object as { spec?: PodSpecPriority }).spec ??= {});
       const name = spec.priorityClassName ?? '';
       if (name in SYSTEM_PRIORITY_CLASSES) return;
-      return resolve(priorityClasses(), name).then((pc) => {
+      const cached = cache.inNamespace('');
+      // with the classes in memory the pod is decided without a promise; a named class the cache lacks is read
+      if (cached && (!name || cached.has(name))) return decide(name ? (cached.get(name) as PriorityClass) : globalDefault(cached.values()));
+      return resolve(priorityClasses(), name).then(decide);
+      function decide(pc: PriorityClass | undefined): void {
         const podName = object.metadata.name ?? object.metadata.generateName ?? '';
         if (name && !pc) throw errors.forbidden(store.gr, podName, `pods "${podName}" is forbidden: no PriorityClass with name ${name} was found`);
         if (!pc) return;
@@ -44,7 +50,7 @@ export function podPriorityAdmission(priorityClasses: () => ResourceStore): Admi
         spec.priorityClassName = pc.metadata.name;
         spec.priority = value;
         spec.preemptionPolicy = pc.preemptionPolicy ?? 'PreemptLowerPriority';
-      });
+      }
     },
   };
 }
@@ -58,7 +64,17 @@ async function resolve(store: ResourceStore, name: string): Promise<PriorityClas
       throw e;
     }
   }
-  // the global default with the lowest value wins if several exist (getDefaultPriorityClass)
-  const defaults = (await listObjects(store, '', {})).items.filter((o) => (o as PriorityClass).globalDefault === true) as PriorityClass[];
-  return defaults.sort((a, b) => (a.value ?? 0) - (b.value ?? 0))[0];
+  return globalDefault((await listObjects(store, '', {})).items);
+}
+
+/** The global default with the lowest value wins if several exist (getDefaultPriorityClass); ties: the first name. */
+function globalDefault(classes: Iterable<KObject>): PriorityClass | undefined {
+  let best: PriorityClass | undefined;
+  for (const o of classes) {
+    const pc = o as PriorityClass;
+    if (pc.globalDefault !== true) continue;
+    const d = best ? (pc.value ?? 0) - (best.value ?? 0) : -1;
+    if (d < 0 || (d === 0 && (pc.metadata.name ?? '') < (best!.metadata.name ?? ''))) best = pc;
+  }
+  return best;
 }

@@ -7,6 +7,7 @@ import { errors, type GroupResource } from '../machinery/errors.js';
 import { add, canonical, exceeded, isZero, mask, prettyPrint, subtract, toList, type ResourceList } from '../api/quota-resources.js';
 import { evaluatorFor, quotaMatches, type QuotaEvaluator, type QuotaLike } from '../api/quota-usage.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
+import { AdmissionCache } from './admission-cache.js';
 import type { ResourceStore } from './resource-store.js';
 
 const maxChargeRetries = 16;
@@ -56,6 +57,7 @@ export interface ResourceQuotaAdmissionOptions {
 
 export function resourceQuotaAdmission(opts: ResourceQuotaAdmissionOptions): AdmissionPlugin {
   const now = opts.now ?? Date.now;
+  const cache = new AdmissionCache(opts.quotas);
   return {
     name: 'ResourceQuota',
     admit(attrs) {
@@ -63,6 +65,8 @@ export function resourceQuotaAdmission(opts: ResourceQuotaAdmissionOptions): Adm
       if (!store.def.namespaced || (operation !== 'CREATE' && operation !== 'UPDATE')) return;
       const ev = evaluatorFor(store.def.group, store.def.plural);
       if (operation === 'UPDATE' && !ev.chargesUpdates) return;
+      // most namespaces have no quota: decided from memory; with quotas, they are read and charged in the store
+      if (cache.inNamespace(attrs.namespace)?.size === 0) return;
       return admitQuota(opts.quotas(), ev, attrs, now());
     },
   };

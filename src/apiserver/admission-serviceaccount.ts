@@ -9,6 +9,7 @@ import type { KObject } from '../api/types.js';
 import { errors, StatusError } from '../machinery/errors.js';
 import { randomSuffix } from '../machinery/object.js';
 import type { AdmissionPlugin } from './admission.js';
+import { AdmissionCache } from './admission-cache.js';
 import type { ResourceStore } from './resource-store.js';
 
 export interface ServiceAccountAdmissionOptions {
@@ -17,6 +18,7 @@ export interface ServiceAccountAdmissionOptions {
 }
 
 export function serviceAccountAdmission(serviceAccounts: () => ResourceStore, opts: ServiceAccountAdmissionOptions = {}): AdmissionPlugin {
+  const cache = new AdmissionCache(serviceAccounts);
   return {
     name: 'ServiceAccount',
     admit({ store, operation, object, namespace }) {
@@ -34,6 +36,12 @@ export function serviceAccountAdmission(serviceAccounts: () => ResourceStore, op
         syncServiceAccountAlias(spec);
       }
       const saName = spec.serviceAccountName;
+      // the account as the cache has it (no promise, no store read); a miss asks the store
+      const cached = cache.inNamespace(namespace)?.get(saName);
+      if (cached) {
+        if (shouldAutomountToken(pod, cached as { automountServiceAccountToken?: boolean })) injectServiceAccountVolume(pod, opts.rand ?? randomSuffix);
+        return;
+      }
       return serviceAccounts()
         .get(namespace, saName)
         .then(

@@ -25,6 +25,8 @@ export interface ApiRequest {
   /** the undecoded bytes, for binary media types (protobuf) */
   rawBody?: Buffer;
   user: UserInfo;
+  /** the caller only serialises the response body (the HTTPS front), so the store may share the objects it returns */
+  serializesResponse?: boolean;
 }
 
 export interface ApiResponse {
@@ -228,7 +230,7 @@ export async function handleResource(registry: Registry, req: ApiRequest): Promi
         throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
       }
       // a JSON body was parsed for this request alone (plain JSON data): the store may build the new object in it
-      return done(201, await rs.create(ctx, ns, obj, { owned: isJson(req) }));
+      return done(201, await rs.create(ctx, ns, obj, { owned: isJson(req), readOnlyResult: req.serializesResponse }));
     }
     case 'update': {
       const raw = req.body ?? '';

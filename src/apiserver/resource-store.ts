@@ -82,11 +82,18 @@ export class ResourceStore {
     return obj;
   }
 
-  /** The stored value of `obj`; for a watched key, a copy of `obj` is what its next revision decodes to. */
-  private encodeWrite(key: string, obj: KObject): string {
+  /**
+   * The stored value of `obj`; for a watched key, a copy of `obj` is what its next revision decodes to.
+   * `shared`: nobody changes `obj` after the write (it is only serialised), so it is kept itself, not a copy.
+   */
+  private encodeWrite(key: string, obj: KObject, opts: { shared?: boolean } = {}): string {
     const value = this.encode(obj);
     // unwatched keys (most events): a copy nobody reads would only cost; the next update parses instead
     if (!this.def.storedAs && this.deps.store.watched?.(key) !== false) {
+      if (opts.shared && obj.metadata.resourceVersion === undefined) {
+        this.revisions.expect(key, value, obj);
+        return value;
+      }
       const copy = clone(obj);
       delete copy.metadata.resourceVersion;
       this.revisions.expect(key, value, copy);
@@ -131,8 +138,11 @@ export class ResourceStore {
     return errors.invalid(this.def.kind, this.def.group, name, errs);
   }
 
-  /** `owned`: the caller hands `input` over (a freshly decoded body), so it is changed in place instead of copied. */
-  async create(ctx: RequestContext, namespace: string, input: KObject, opts: { owned?: boolean } = {}): Promise<KObject> {
+  /**
+   * `owned`: the caller hands `input` over (a freshly decoded body), so it is changed in place instead of copied.
+   * `readOnlyResult`: the caller only reads (serialises) the object returned, which watchers may then share.
+   */
+  async create(ctx: RequestContext, namespace: string, input: KObject, opts: { owned?: boolean; readOnlyResult?: boolean } = {}): Promise<KObject> {
     const obj = opts.owned ? input : clone(input);
     obj.apiVersion = this.apiVersion;
     obj.kind = this.def.kind;
@@ -160,9 +170,11 @@ export class ResourceStore {
     trackManagedFields(this, ctx, { live: undefined, updated: obj, subresource: '' });
     if (ctx.dryRun) return obj;
     const key = this.key(namespace, meta.name!);
-    const res = await this.deps.store.create(key, this.encodeWrite(key, obj));
+    const res = await this.deps.store.create(key, this.encodeWrite(key, obj, { shared: opts.readOnlyResult }));
     if (!res.ok) throw errors.alreadyExists(this.gr, meta.name!);
-    meta.resourceVersion = String(res.kv.modRevision);
+    const rv = String(res.kv.modRevision);
+    // a shared object may have been given its resourceVersion (and been frozen) by a watcher's decode already
+    if (meta.resourceVersion !== rv) meta.resourceVersion = rv;
     return obj;
   }
 

@@ -133,6 +133,7 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
       body: Buffer.isBuffer(req.body) && !isBinary(req.headers['content-type']) ? req.body.toString('utf8') : undefined,
       rawBody: Buffer.isBuffer(req.body) ? req.body : undefined,
       user: req.k1sUser!,
+      serializesResponse: true,
     };
     if (info.verb === 'watch') {
       reply.hijack();

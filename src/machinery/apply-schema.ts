@@ -46,28 +46,28 @@ function deduce(value: unknown): Atom {
 export function atomFor(tr: TypeRef, set: SchemaSet, value: unknown): Atom {
   const sc = set.resolve(tr);
   if (!sc) return deduce(value);
-  if (sc.intOrString) return SCALAR;
-  let atom: Atom;
-  if (sc.type === 'array' || (sc.type === undefined && sc.items)) {
-    const lt = sc.listType ?? 'atomic';
-    atom = { kind: 'list', atomic: lt === 'atomic', keys: lt === 'map' ? (sc.listMapKeys ?? []) : [], elem: sc.items };
-  } else if (sc.type === 'object' || (sc.type === undefined && (sc.properties || sc.additionalProperties))) {
-    if (!sc.properties && !sc.additionalProperties) return deduce(value);
-    atom = {
-      kind: 'map',
-      atomic: sc.mapType === 'atomic',
-      fields: sc.properties,
-      elem: sc.additionalProperties,
-    };
-  } else if (sc.type === undefined) {
-    return deduce(value);
-  } else {
-    return SCALAR;
-  }
-  if (value === undefined || value === null) return atom;
+  // the schema's own atom is built once per schema node (walks ask for it at every value)
+  let atom = set.derived.get(sc) as Atom | null | undefined;
+  if (atom === undefined) set.derived.set(sc, (atom = schemaAtom(sc)));
+  if (atom === null) return deduce(value);
+  if (atom.kind === 'scalar' || value === undefined || value === null) return atom;
   if (atom.kind === 'map' && !isObj(value)) return SCALAR;
   if (atom.kind === 'list' && !Array.isArray(value)) return SCALAR;
   return atom;
+}
+
+/** The atom a schema node describes whatever the value; null when it is deduced from the value. */
+function schemaAtom(sc: Schema): Atom | null {
+  if (sc.intOrString) return SCALAR;
+  if (sc.type === 'array' || (sc.type === undefined && sc.items)) {
+    const lt = sc.listType ?? 'atomic';
+    return { kind: 'list', atomic: lt === 'atomic', keys: lt === 'map' ? (sc.listMapKeys ?? []) : [], elem: sc.items };
+  }
+  if (sc.type === 'object' || (sc.type === undefined && (sc.properties || sc.additionalProperties))) {
+    if (!sc.properties && !sc.additionalProperties) return null;
+    return { kind: 'map', atomic: sc.mapType === 'atomic', fields: sc.properties, elem: sc.additionalProperties };
+  }
+  return sc.type === undefined ? null : SCALAR;
 }
 
 /** The type of the value under `key` of a map atom. */

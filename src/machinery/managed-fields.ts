@@ -5,6 +5,7 @@ import type { ManagedFieldsEntry } from '../api/types.js';
 import { compareStrings, goJSONString, goQuote, isObj, valuesEqual, type Obj } from './apply-values.js';
 import { compareObjects, type Comparison } from './apply-walk.js';
 import { FieldSet, fieldElement } from './fieldset.js';
+import { createdFieldsV1 } from './managed-fields-create.js';
 import type { Schema, SchemaSet } from './schema.js';
 
 export type Operation = 'Apply' | 'Update';
@@ -302,6 +303,10 @@ export function managedFieldsAfterUpdate(p: UpdateParams): ManagedFieldsEntry[] 
   }
   const after = withoutManagedFields(p.updated);
   const isCreate = p.live === undefined || !liveMeta.uid;
+  // A plain create (no entries to start from, nothing reset): its one entry is written straight from the object.
+  if (p.live === undefined && managed.size === 0 && !p.resetFields && (!p.emptyObject || Object.keys(p.emptyObject).length === 0)) {
+    return firstEntry(createdFieldsV1(after, p.schema, p.set), p);
+  }
   // Objects that exist but are not tracked stay untracked until their first apply.
   if (managed.size > 0 || isCreate) {
     const before = p.live === undefined ? (p.emptyObject ?? {}) : withoutManagedFields(p.live);
@@ -317,6 +322,14 @@ export function managedFieldsAfterUpdate(p: UpdateParams): ManagedFieldsEntry[] 
     managed = capUpdateManagers(managed, p.maxUpdateManagers);
   }
   return encodeManagedFields(managed);
+}
+
+/** The one Update entry of a plain create, as encodeManagedFields writes it; undefined when it owns nothing. */
+function firstEntry(fieldsV1: Record<string, unknown> | undefined, p: UpdateParams): ManagedFieldsEntry[] | undefined {
+  if (!fieldsV1) return undefined;
+  const out: ManagedFieldsEntry = { manager: p.manager || 'unknown', operation: 'Update', apiVersion: p.apiVersion, time: formatTime(p.now), fieldsType: 'FieldsV1', fieldsV1 };
+  if (p.subresource) out.subresource = p.subresource;
+  return [out];
 }
 
 /** A copy of `obj` with metadata.managedFields set (or removed when undefined). */

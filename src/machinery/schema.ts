@@ -134,6 +134,8 @@ export const s = {
 /** Resolves refs across a set of definitions. One instance per cluster (definitions may grow with CRDs). */
 export class SchemaSet {
   private readonly defs = new Map<string, Schema>();
+  /** what walkers derive from one schema node (server-side apply's atoms, fieldsV1 keys), kept per node object */
+  readonly derived = new WeakMap<object, unknown>();
 
   constructor(...sets: Definitions[]) {
     for (const d of sets) this.add(d);
