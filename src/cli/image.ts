@@ -1,5 +1,5 @@
-// `k1s image load|ls`: puts image tarballs into the containerd of a k1s cluster (there is no registry to pull from)
-// and lists what that containerd has, the way `crictl images` does.
+// `k1s image load|ls|rm`: puts image tarballs into the containerd of a k1s cluster (there is no registry to pull
+// from), lists what that containerd has the way `crictl images` does, and removes images the way `crictl rmi` does.
 import { access, stat } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { resolve } from 'node:path';
@@ -11,25 +11,31 @@ import { existsSync } from 'node:fs';
 import { clusterPaths, DEFAULT_CLUSTER } from './clusters.js';
 import { defaultDataDir } from './server.js';
 
-const help = `Usage: k1s image <load|ls> [flags] [FILE.tar…]
+const help = `Usage: k1s image <load|ls|rm> [flags] [FILE.tar…|IMAGE…]
 
-Loads image tarballs into the containerd of a k1s cluster and lists its images.
+Loads image tarballs into the containerd of a k1s cluster, lists its images and removes them.
 
 Examples:
   k1s image load dist/images/busybox.tar my-app.tar
+  k1s image load --name dev my-app.tar
   k1s image ls --data-dir /tmp/k1s
+  k1s image rm k1s.local/my-app:1.0
 
 Commands:
   load FILE.tar…   import OCI image-layout or docker-archive (docker save) tarballs; images containerd already
                    has with the same digest are skipped
   ls               list the images of the cluster's containerd (IMAGE, TAG, IMAGE ID, SIZE)
+  rm IMAGE…        remove images by reference or id, with all their tags (as crictl rmi); pods that use them
+                   cannot start again until they are loaded again
 
 Flags:
   --name NAME                    the cluster started with k1s start (default k1s)
   --data-dir DIR                 the data dir of a cluster run with k1s server (default ~/.k1s, /var/lib/k1s as
                                  root; used when no cluster was made with k1s start)
   --container-runtime-endpoint S containerd socket to use instead of the one under the data dir
-  -h, --help                     show this help`;
+  -h, --help                     show this help
+
+Exit status: 0 done, 1 failed (containerd not running, no such file or image), 2 usage error.`;
 
 export interface ImageCommandIO {
   out?: (line: string) => void;
@@ -71,7 +77,7 @@ export function shortImageId(id: string): string {
 }
 
 /** Resolves once something accepts connections on the unix socket, false when nothing listens there. */
-function socketAnswers(path: string, timeoutMs = 2000): Promise<boolean> {
+export function socketAnswers(path: string, timeoutMs = 2000): Promise<boolean> {
   return new Promise((done) => {
     const s = connect(path);
     const timer = setTimeout(() => finish(false), timeoutMs);
@@ -111,8 +117,12 @@ export async function imageCommand(args: string[], io: ImageCommandIO = {}): Pro
     return 0;
   }
   const [verb, ...rest] = positionals;
-  if (verb !== 'load' && verb !== 'ls') {
-    err(verb ? `k1s image: unknown command "${verb}"\n\n${help}` : `k1s image: a command is required (load or ls)\n\n${help}`);
+  if (verb !== 'load' && verb !== 'ls' && verb !== 'rm') {
+    err(verb ? `k1s image: unknown command "${verb}"\n\n${help}` : `k1s image: a command is required (load, ls or rm)\n\n${help}`);
+    return 2;
+  }
+  if (verb === 'rm' && rest.length === 0) {
+    err(`k1s image rm: name at least one IMAGE to remove (see k1s image ls)\n\n${help}`);
     return 2;
   }
   if (verb === 'load' && rest.length === 0) {
@@ -123,7 +133,7 @@ export async function imageCommand(args: string[], io: ImageCommandIO = {}): Pro
     err(`k1s image ls: takes no arguments, got "${rest.join(' ')}"`);
     return 2;
   }
-  const files = rest.map((f) => resolve(f));
+  const files = verb === 'load' ? rest.map((f) => resolve(f)) : [];
   for (const f of files) {
     const st = await stat(f).catch(() => undefined);
     if (!st?.isFile()) {
@@ -161,6 +171,8 @@ export async function imageCommand(args: string[], io: ImageCommandIO = {}): Pro
     }
   }
 
+  if (verb === 'rm') return removeImages(address, rest, { out, err });
+
   const cri = new CriClient(address);
   try {
     const images = await listImages(cri);
@@ -184,4 +196,34 @@ function clusterDataDir(name: string | undefined): string {
   if (name) return clusterPaths(name).dir;
   const byStart = clusterPaths(DEFAULT_CLUSTER);
   return existsSync(byStart.state) ? byStart.dir : defaultDataDir();
+}
+
+/**
+ * `crictl rmi`: each reference is looked up (ImageStatus), then its image removed by id, which drops every tag of
+ * it; "Deleted: TAG" per tag. Every reference is tried; any failure makes the exit status 1.
+ */
+async function removeImages(address: string, refs: string[], io: { out: (l: string) => void; err: (l: string) => void }): Promise<number> {
+  const cri = new CriClient(address);
+  let code = 0;
+  try {
+    for (const ref of refs) {
+      try {
+        const { image } = await cri.imageStatus({ image: { image: ref } });
+        if (!image) {
+          io.err(`k1s image rm: no such image ${ref} (see k1s image ls)`);
+          code = 1;
+          continue;
+        }
+        await cri.removeImage({ image: { image: image.id } });
+        const names = image.repo_tags.length ? image.repo_tags : image.repo_digests.length ? image.repo_digests : [image.id];
+        for (const n of names) io.out(`Deleted: ${n}`);
+      } catch (e) {
+        io.err(`k1s image rm: ${ref}: ${(e as Error).message}`);
+        code = 1;
+      }
+    }
+    return code;
+  } finally {
+    cri.close();
+  }
 }

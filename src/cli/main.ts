@@ -5,7 +5,7 @@ import { serverCommand } from './server.js';
 const commands: Record<string, { summary: string; run: (args: string[]) => Promise<number | void> }> = {
   server: { summary: 'run the cluster (API server, controllers, scheduler, nodes) in the foreground', run: serverCommand },
   node: { summary: 'add, remove or list simulated nodes of a running cluster', run: nodeCommand },
-  image: { summary: "load image tarballs into the cluster's containerd and list its images", run: async (args) => (await import('./image.js')).imageCommand(args) },
+  image: { summary: "load, list and remove the images of a cluster's containerd", run: async (args) => (await import('./image.js')).imageCommand(args) },
   // cluster lifecycle (named clusters, see clusters.ts); loaded on use so `k1s server` does not pay for them
   start: { summary: 'start a cluster in the background and make its kubectl context current', run: async (a) => (await import('./start.js')).startCommand(a) },
   stop: { summary: 'stop a cluster, keeping its state', run: async (a) => (await import('./stop.js')).stopCommand(a) },
@@ -17,24 +17,68 @@ const commands: Record<string, { summary: string; run: (args: string[]) => Promi
   kubectl: { summary: 'run kubectl against a cluster', run: async (a) => (await import('./kubectl.js')).kubectlCommand(a) },
   snapshot: { summary: "save a cluster's state to a file, or restore one as a new cluster", run: async (a) => (await import('./snapshot.js')).snapshotCommand(a) },
   history: { summary: 'every stored revision of an object, with diffs', run: async (a) => (await import('./history.js')).historyCommand(a) },
+  completion: { summary: 'print a shell completion script (bash, zsh, fish)', run: async (a) => (await import('./completion.js')).completionCommand(a, summaries()) },
+  version: { summary: "print k1s' version (the Kubernetes version it serves)", run: versionCommand },
 };
+
+function summaries(): { name: string; summary: string }[] {
+  return Object.entries(commands).map(([name, c]) => ({ name, summary: c.summary }));
+}
+
+const versionHelp = `Usage: k1s version
+
+Prints the Kubernetes version k1s serves (what "kubectl version" shows as the server version).
+
+Examples:
+  k1s version
+  k1s --version`;
+
+async function versionCommand(args: string[]): Promise<number> {
+  if (args.length === 1 && (args[0] === '-h' || args[0] === '--help')) {
+    console.log(versionHelp);
+    return 0;
+  }
+  if (args.length) {
+    console.error(`k1s version: takes no arguments, got "${args.join(' ')}"\n\n${versionHelp}`);
+    return 2;
+  }
+  const { versionInfo } = await import('../cluster/version.js');
+  console.log(versionInfo().gitVersion);
+  return 0;
+}
 
 function usage(): string {
   const lines = ['Usage: k1s <command> [flags]', '', 'Commands:'];
   for (const [name, c] of Object.entries(commands)) lines.push(`  ${name.padEnd(12)} ${c.summary}`);
-  lines.push('', 'Run "k1s <command> --help" for the flags of a command.');
+  lines.push(
+    '',
+    'Examples:',
+    '  k1s start                         # a cluster with a real node (root) and its kubectl context',
+    '  k1s start ci --simulated-nodes 3 --no-kubelet',
+    '  k1s image load app.tar && kubectl apply -f app.yaml',
+    '  k1s snapshot save golden.tar && k1s start ci-2 --from-snapshot golden.tar',
+    '  k1s stop; k1s delete',
+    '',
+    'Exit status: 0 ok, 1 failure, 2 usage error.',
+    'Run "k1s <command> --help" for the flags and examples of a command.',
+  );
   return lines.join('\n');
 }
 
 export async function main(argv: string[]): Promise<void> {
   const [name, ...rest] = argv;
+  if (name === 'help' && rest[0] && commands[rest[0]]) {
+    // `k1s help start` is `k1s start --help`
+    const code = await commands[rest[0]]!.run(['--help']);
+    if (typeof code === 'number') process.exitCode = code;
+    return;
+  }
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     console.log(usage());
     return;
   }
-  if (name === '--version' || name === 'version') {
-    const { versionInfo } = await import('../cluster/version.js');
-    console.log(versionInfo().gitVersion);
+  if (name === '--version') {
+    process.exitCode = await versionCommand([]);
     return;
   }
   const cmd = commands[name];

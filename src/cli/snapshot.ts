@@ -19,6 +19,7 @@ import * as tar from 'tar';
 import { openDatabase, readCurrentRevision } from '../storage/sqlite-schema.js';
 import { SqliteWrites, batchTransaction, type WriteOp } from '../storage/sqlite-writes.js';
 import { clusterInfo, clusterPaths, resolveName, writeState, type ClusterPaths } from './clusters.js';
+import { missingImagesReport, nodeImages, type SnapshotImage } from './snapshot-images.js';
 
 const BetterSqlite3 = createRequire(import.meta.url)('better-sqlite3') as typeof Database;
 
@@ -36,6 +37,8 @@ export interface SnapshotManifest {
   /** the server flags worth keeping for a cluster started from it (simulated nodes, --disable-agent, …) */
   serverArgs: string[];
   files: string[];
+  /** the images of the cluster's real node when it was taken (absent: no real node, or it was not running) */
+  images?: SnapshotImage[];
 }
 
 /**
@@ -72,7 +75,7 @@ export function portableServerArgs(args: string[]): string[] {
 }
 
 /** Saves the cluster at `paths` (running or not) into the tar file `file`. */
-export async function saveSnapshot(paths: ClusterPaths, file: string, opts: { serverArgs?: string[] } = {}): Promise<SnapshotManifest> {
+export async function saveSnapshot(paths: ClusterPaths, file: string, opts: { serverArgs?: string[]; images?: SnapshotImage[] } = {}): Promise<SnapshotManifest> {
   const stage = mkdtempSync(join(dirname(resolve(file)), '.k1s-snapshot-'));
   try {
     mkdirSync(join(stage, 'db'), { mode: 0o700 });
@@ -107,6 +110,7 @@ export async function saveSnapshot(paths: ClusterPaths, file: string, opts: { se
       objects,
       serverArgs: portableServerArgs(opts.serverArgs ?? []),
       files,
+      ...(opts.images ? { images: opts.images } : {}),
     };
     writeFileSync(join(stage, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n', { mode: 0o600 });
     const tmp = `${file}.${process.pid}.tmp`;
@@ -181,9 +185,11 @@ export async function restoreSnapshot(file: string, paths: ClusterPaths): Promis
 const help = `Usage: k1s snapshot save FILE [NAME] [--name NAME]
        k1s snapshot restore FILE --name NAME
 
-Copies a cluster's whole state (the object store at one revision, certificates and keys) into one tar file while
-the cluster runs, and creates a new cluster from such a file. A restored cluster has the same objects; Nodes and
-Leases of the old cluster are dropped (its nodes register again, controllers re-create pods of vanished nodes).
+Copies a cluster's whole state (the object store at one revision, certificates and keys, and the list of images
+its node has) into one tar file while the cluster runs, and creates a new cluster from such a file. A restored
+cluster has the same objects; Nodes and Leases of the old cluster are dropped (its nodes register again,
+controllers re-create pods of vanished nodes). Images are not copied: restoring lists the snapshot's images, and
+"k1s start" of the new cluster names those its node lacks, to load with "k1s image load".
 
 Examples:
   k1s snapshot save golden.tar                 # snapshot of the cluster "k1s"
@@ -193,7 +199,17 @@ Examples:
 
 Flags:
   --name NAME   the cluster (default k1s)
-  -h, --help    show this help`;
+  -h, --help    show this help
+
+Exit status: 0 done, 1 failed (no such cluster, the target exists, unreadable file), 2 usage error.`;
+
+/** The snapshot's images a new cluster's node will not have: all but the sandbox image, which the node imports. */
+async function imagesToLoad(manifest: SnapshotManifest): Promise<SnapshotImage[]> {
+  if (!manifest.images?.length) return [];
+  const i = manifest.serverArgs.indexOf('--pause-image');
+  const pause = i >= 0 ? manifest.serverArgs[i + 1] : (await import('../kubelet/node-agent.js')).DEFAULT_PAUSE_IMAGE;
+  return manifest.images.filter((img) => img.name !== pause);
+}
 
 export async function snapshotCommand(args: string[]): Promise<number> {
   let parsed;
@@ -227,14 +243,21 @@ export async function snapshotCommand(args: string[]): Promise<number> {
         console.error(`k1s snapshot: no cluster named "${r.name}": see k1s list`);
         return 1;
       }
-      const m = await saveSnapshot(info.paths, file, { serverArgs: info.state.serverArgs });
-      console.log(`snapshot of cluster "${r.name}" saved to ${file}: ${m.objects} objects at revision ${m.revision} (${Math.round(performance.now() - t0)} ms)`);
+      const images = info.running ? await nodeImages(info.paths, info.state.serverArgs).catch(() => undefined) : undefined;
+      const m = await saveSnapshot(info.paths, file, { serverArgs: info.state.serverArgs, images });
+      const imageNote = images ? `, ${images.length} image name${images.length === 1 ? '' : 's'}` : '';
+      console.log(`snapshot of cluster "${r.name}" saved to ${file}: ${m.objects} objects at revision ${m.revision}${imageNote} (${Math.round(performance.now() - t0)} ms)`);
+      if (!images && !info.state.serverArgs.includes('--disable-agent')) {
+        console.error(`note: the image list was not recorded: the cluster's node is not running (start it and save again to record it)`);
+      }
     } else {
       const paths = clusterPaths(r.name);
       const { manifest, dropped } = await restoreSnapshot(file, paths);
       console.log(
         `cluster "${r.name}" restored from ${file} (snapshot of "${manifest.cluster}", ${manifest.objects} objects, ${dropped} node/lease objects dropped; ${Math.round(performance.now() - t0)} ms)`,
       );
+      // the new cluster's containerd is empty until it starts: every image of the snapshot but the sandbox image
+      for (const line of missingImagesReport(await imagesToLoad(manifest), r.name)) console.error(line);
       console.log(`start it with: k1s start ${r.name}`);
     }
     return 0;

@@ -1,5 +1,6 @@
-// `k1s stop [NAME]`: a graceful stop (SIGTERM: the server stops its pods and closes the store); state is kept and
-// `k1s start` resumes with the same objects.
+// `k1s stop [NAME]`: a graceful stop (SIGTERM: the server closes the store), then the real node's pods are stopped
+// (their containers outlive the server, as they outlive k3s; a stopped cluster should use no CPU or memory, as with
+// kind or minikube). State is kept: `k1s start` resumes with the same objects and the kubelet runs the pods again.
 import { clusterInfo, isServerProcess, readState, writeState, type ClusterPaths } from './clusters.js';
 import { parseClusterArgs } from './command-args.js';
 
@@ -38,20 +39,24 @@ export async function stopCluster(paths: ClusterPaths, opts: { timeoutMs: number
 
 const help = `Usage: k1s stop [NAME] [flags]
 
-Stops the cluster NAME (default "k1s") gracefully: its pods are stopped and its state is kept; "k1s start NAME"
-resumes it with the same objects.
+Stops the cluster NAME (default "k1s") gracefully: its server ends, its pods are stopped and its state is kept;
+"k1s start NAME" resumes it with the same objects (the same pods, started again).
 
 Examples:
   k1s stop
   k1s stop dev --timeout 10s
+  k1s stop --keep-pods     # leave the containers running (a quicker restart; they run unsupervised meanwhile)
 
 Flags:
   --name NAME      the cluster (same as the NAME argument)
   --timeout D      how long to wait before killing the server (default 60s)
-  -h, --help       show this help`;
+  --keep-pods      do not stop the real node's containers
+  -h, --help       show this help
+
+Exit status: 0 stopped (or was not running), 1 no such cluster or its pods could not be stopped, 2 usage error.`;
 
 export async function stopCommand(args: string[]): Promise<number> {
-  const parsed = parseClusterArgs('stop', args, { timeout: { type: 'string' } }, help);
+  const parsed = parseClusterArgs('stop', args, { timeout: { type: 'string' }, 'keep-pods': { type: 'boolean' } }, help);
   if ('exit' in parsed) return parsed.exit;
   const { values } = parsed;
   const r = { name: parsed.name };
@@ -69,6 +74,27 @@ export async function stopCommand(args: string[]): Promise<number> {
   const res = await stopCluster(info.paths, { timeoutMs });
   if (!res.wasRunning) console.log(`cluster "${r.name}" is not running`);
   else if (res.killed) console.log(`cluster "${r.name}" did not stop within ${values.timeout ?? '60s'} and was killed; see k1s logs ${r.name}`);
-  else console.log(`cluster "${r.name}" stopped (${Math.round(performance.now() - t0)} ms); start it again with: k1s start${r.name === 'k1s' ? '' : ` ${r.name}`}`);
-  return 0;
+  let code = 0;
+  const sa = info.state.serverArgs;
+  if (!values['keep-pods'] && !sa.includes('--disable-agent') && !sa.includes('--container-runtime-endpoint') && process.getuid?.() === 0) {
+    try {
+      const pause = sa.includes('--pause-image') ? sa[sa.indexOf('--pause-image') + 1] : undefined;
+      const pods = await stopNodePods(info.paths, pause);
+      if (pods) console.log(`${pods} pod${pods === 1 ? '' : 's'} of the node stopped`);
+    } catch (e) {
+      console.error(`k1s stop: could not stop the node's pods: ${(e as Error).message}; they keep running until "k1s start ${r.name}" or "k1s delete ${r.name}"`);
+      code = 1;
+    }
+  }
+  if (res.wasRunning && !res.killed) {
+    console.log(`cluster "${r.name}" stopped (${Math.round(performance.now() - t0)} ms); start it again with: k1s start${r.name === 'k1s' ? '' : ` ${r.name}`}`);
+  }
+  return code;
+}
+
+/** Stops and removes the pod sandboxes of a stopped cluster's node (the kubelet makes them again on start). */
+async function stopNodePods(paths: ClusterPaths, pauseImage: string | undefined): Promise<number> {
+  const { removeAllPods } = await import('../kubelet/node-teardown.js');
+  const { DEFAULT_PAUSE_IMAGE } = await import('../kubelet/node-agent.js');
+  return removeAllPods(paths.dir, { sandboxImage: pauseImage ?? DEFAULT_PAUSE_IMAGE });
 }

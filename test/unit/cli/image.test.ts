@@ -78,10 +78,13 @@ test('argument errors, help, and a cluster that is not running', async (t) => {
   const dir = await tmp(t, 'k1s-image-cli-');
   let r = await cmd([]);
   assert.equal(r.code, 2);
-  assert.match(r.err, /a command is required \(load or ls\)/);
-  r = await cmd(['rm', 'x']);
+  assert.match(r.err, /a command is required \(load, ls or rm\)/);
+  r = await cmd(['remove', 'x']);
   assert.equal(r.code, 2);
-  assert.match(r.err, /unknown command "rm"/);
+  assert.match(r.err, /unknown command "remove"/);
+  r = await cmd(['rm']);
+  assert.equal(r.code, 2);
+  assert.match(r.err, /name at least one IMAGE to remove/);
   r = await cmd(['load', '--data-dir', dir]);
   assert.equal(r.code, 2);
   assert.match(r.err, /name at least one FILE\.tar/);
@@ -93,7 +96,8 @@ test('argument errors, help, and a cluster that is not running', async (t) => {
   assert.match(r.err, /Unknown option '--bogus'/);
   r = await cmd(['--help']);
   assert.equal(r.code, 0);
-  assert.match(r.out, /^Usage: k1s image <load\|ls>/);
+  assert.match(r.out, /^Usage: k1s image <load\|ls\|rm>/);
+  assert.match(r.out, /^Examples:$/m);
   assert.match(r.out, /--data-dir DIR/);
 
   r = await cmd(['load', '--data-dir', dir, join(dir, 'missing.tar')]);
@@ -102,7 +106,7 @@ test('argument errors, help, and a cluster that is not running', async (t) => {
 
   const file = join(dir, 'x.tar');
   await writeFile(file, 'x');
-  for (const args of [['load', '--data-dir', dir, file], ['ls', '--data-dir', dir]]) {
+  for (const args of [['load', '--data-dir', dir, file], ['ls', '--data-dir', dir], ['rm', '--data-dir', dir, 'k1s.local/x:1']]) {
     r = await cmd(args);
     assert.equal(r.code, 1, args.join(' '));
     assert.match(r.err, new RegExp(`the containerd of the cluster in ${dir} is not running`));
@@ -269,4 +273,15 @@ test('built images load into a real containerd, list, skip when loaded again, an
   const sandbox = await cri.podSandboxStatus({ pod_sandbox_id: sandboxId });
   assert.equal(sandbox.status?.state, 'SANDBOX_READY');
   await cri.removeContainer({ container_id: containerId });
+
+  // rm: by reference (every tag of the image goes, as with crictl rmi), an unknown one fails but the rest proceed
+  r = await cmd(['rm', '--data-dir', dataDir, 'k1s.local/nothing:1', 'k1s.local/busybox:1.35']);
+  assert.equal(r.code, 1);
+  assert.match(r.err, /no such image k1s\.local\/nothing:1 \(see k1s image ls\)/);
+  assert.equal(r.out, 'Deleted: k1s.local/busybox:1.35');
+  r = await cmd(['ls', '--data-dir', dataDir]);
+  assert.doesNotMatch(r.out, /busybox/);
+  assert.match(r.out, /k1s\.local\/pause/);
+  r = await cmd(['rm', '--data-dir', dataDir, 'k1s.local/busybox:1.35']);
+  assert.equal(r.code, 1);
 });

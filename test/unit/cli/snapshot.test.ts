@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clusterPaths, readState } from '../../../src/cli/clusters.js';
 import { readManifest, restoreSnapshot, saveSnapshot, portableServerArgs } from '../../../src/cli/snapshot.js';
+import { nodeImages, restoredImages } from '../../../src/cli/snapshot-images.js';
 import { SqliteStore } from '../../../src/storage/sqlite.js';
 
 function tempBase(t: { after: (fn: () => void) => void }): string {
@@ -104,4 +105,27 @@ test('a file that is not a snapshot is refused before anything is created', asyn
 
 test('portableServerArgs drops where the old cluster lived', () => {
   assert.deepEqual(portableServerArgs(['--data-dir', '/a', '--simulated-nodes', '2', '--write-kubeconfig', '/k', '--https-listen-port', '1']), ['--simulated-nodes', '2']);
+});
+
+test('the image list travels in the manifest and is what a restored cluster checks its node against', async (t) => {
+  const base = tempBase(t);
+  const { store, paths } = await makeCluster(base, 'imgs', 3);
+  t.after(() => store.close());
+  const images = [
+    { name: 'k1s.local/busybox:1.35', id: 'sha256:b', size: 2_129_116 },
+    { name: 'k1s.local/pause:3.10', id: 'sha256:p', size: 689_304 },
+  ];
+  const file = join(base, 'imgs.tar');
+  const m = await saveSnapshot(paths, file, { serverArgs: ['--cni-bridge', 'k1sacc0'], images });
+  assert.deepEqual(m.images, images);
+  assert.deepEqual((await readManifest(file)).images, images);
+  const target = clusterPaths('fork', base);
+  await restoreSnapshot(file, target);
+  assert.deepEqual(restoredImages(target), images);
+  assert.equal(restoredImages(clusterPaths('never', base)), undefined);
+  // no list (API-only cluster, or its node not running): the manifest says nothing rather than "no images"
+  const plain = await saveSnapshot(paths, join(base, 'plain.tar'), { serverArgs: ['--disable-agent'] });
+  assert.equal('images' in plain, false);
+  assert.equal(await nodeImages(paths, ['--disable-agent']), undefined);
+  assert.equal(await nodeImages(paths, []), undefined, 'no containerd answers under the data dir');
 });
