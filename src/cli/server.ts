@@ -4,12 +4,18 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Cluster } from '../cluster/cluster.js';
 import { Quantity } from '../machinery/quantity.js';
+import { parseCIDR } from '../api/core-service-net.js';
 
 const help = `Usage: k1s server [flags]
 
 Runs the cluster in the foreground: API server, controllers, scheduler and (unless --disable-agent) the node:
 containerd, the kubelet, LoadBalancer Services on 127.0.0.1 and the ingress controller. Real pods need root and
 containerd, runc, the CNI plugins and iptables (apt-get install -y containerd runc containernetworking-plugins iptables).
+
+Examples:
+  sudo k1s server                                  # a real node as root: API on https://127.0.0.1:6443
+  k1s server --disable-agent --simulated-nodes 3   # no root, no containerd: API, controllers, 3 simulated nodes
+  k1s server --data-dir /tmp/k1s --https-listen-port 0 --write-kubeconfig /tmp/k1s/kubeconfig
 
 Flags:
   --data-dir DIR             where state, certificates and keys live (default ~/.k1s, /var/lib/k1s as root)
@@ -30,6 +36,8 @@ Flags:
   --disable-controller-manager  run without controllers (objects are only stored)
   --disable-scheduler        run without the scheduler (pods stay unbound unless spec.nodeName is set)
   --cluster-cidr CIDR        the pod network nodes get /24s from (default 10.42.0.0/16)
+  --service-cidr CIDR        the Service cluster-IP range (default 10.43.0.0/16; its 1st address is the kubernetes
+                             Service, its 10th kube-dns); clusters side by side on one machine need their own
   --simulated-nodes N        register N simulated nodes k1s-sim-0… (no container runtime needed; default 0)
   --simulated-node-cpu N     CPU capacity of each simulated node (default 32)
   --simulated-node-memory Q  memory capacity of each simulated node (default 256Gi)
@@ -56,6 +64,7 @@ export async function serverCommand(args: string[]): Promise<number> {
         'pause-image': { type: 'string' },
         'kubelet-port': { type: 'string' },
         'cni-bridge': { type: 'string' },
+        'service-cidr': { type: 'string' },
         'ingress-http-port': { type: 'string' },
         'ingress-https-port': { type: 'string' },
         'disable-ingress': { type: 'boolean' },
@@ -94,6 +103,11 @@ export async function serverCommand(args: string[]): Promise<number> {
       return 2;
     }
     ports[flag] = n;
+  }
+  const serviceCIDR = values['service-cidr'];
+  if (serviceCIDR !== undefined && !parseCIDR(serviceCIDR)) {
+    console.error(`k1s server: --service-cidr must be a CIDR such as 10.43.0.0/16, got "${serviceCIDR}"`);
+    return 2;
   }
   const simCount = Number(values['simulated-nodes'] ?? '0');
   if (!Number.isInteger(simCount) || simCount < 0 || simCount > 10_000) {
@@ -142,6 +156,7 @@ export async function serverCommand(args: string[]): Promise<number> {
       disableControllerManager: values['disable-controller-manager'] ?? false,
       disableScheduler: values['disable-scheduler'] ?? false,
       clusterCIDR: values['cluster-cidr'],
+      serviceCIDR: values['service-cidr'],
       simulatedNodes: {
         count: simCount,
         cpu: values['simulated-node-cpu'],

@@ -110,7 +110,7 @@ test('k1s on a real node: start, stop/start, snapshot, delete, start --from-snap
   };
 
   const [apiPort, httpPort, httpsPort] = [await freePort(), await freePort(), await freePort()];
-  const netFlags = ['--cni-bridge', BRIDGE, '--cluster-cidr', CIDR, '--port', String(apiPort), '--ingress-http-port', String(httpPort), '--ingress-https-port', String(httpsPort)];
+  const netFlags = ['--cni-bridge', BRIDGE, '--cluster-cidr', CIDR, '--service-cidr', '10.148.0.0/16', '--port', String(apiPort), '--ingress-http-port', String(httpPort), '--ingress-https-port', String(httpsPort)];
   const started = ok(await timed('start', () => k1s('start', '--name', 'accept', ...netFlags)), 'k1s start');
   assert.match(started.stdout, new RegExp(`cluster "accept" is ready at https://127\\.0\\.0\\.1:${apiPort}`));
   assert.match(started.stderr, /^containerd \(\d+ ms\)$/m, 'the containerd phase');

@@ -14,7 +14,8 @@ import { k1sBin, kubectl, startServer, kubectlPath, removeDir, run, until, type 
 const BUSYBOX = 'k1s.local/busybox:1.35';
 // its own pod network, so other real-node tests (and a developer's cluster) on this machine are left alone
 const BRIDGE = 'k1spods0';
-const NETWORK_ARGS = ['--cluster-cidr', '10.44.0.0/16', '--cni-bridge', BRIDGE];
+// own Service range too: clusters side by side on one range would answer each other's Service IPs (DNS)
+const NETWORK_ARGS = ['--cluster-cidr', '10.44.0.0/16', '--cni-bridge', BRIDGE, '--service-cidr', '10.144.0.0/16'];
 let dataDir: string;
 let server: K1sServer | undefined;
 let k: ReturnType<typeof kubectl>;

@@ -14,7 +14,7 @@ import { k1sBin, kubectl, startServer, removeDir, run, until, type K1sServer } f
 const BUSYBOX = 'k1s.local/busybox:1.35';
 // its own pod network, so other real-node tests on this machine are left alone
 const BRIDGE = 'k1sstor0';
-const NETWORK_ARGS = ['--cluster-cidr', '10.46.0.0/16', '--cni-bridge', BRIDGE];
+const NETWORK_ARGS = ['--cluster-cidr', '10.46.0.0/16', '--cni-bridge', BRIDGE, '--service-cidr', '10.146.0.0/16'];
 const LABEL = { suite: 'storage' };
 let dataDir: string;
 let server: K1sServer | undefined;
