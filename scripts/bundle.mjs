@@ -2,9 +2,11 @@
 // `k1s server` once so bin/k1s writes the V8 code cache (dist/k1s.cjs.cache) that later starts load instead of
 // compiling the bundle. CommonJS because only classic scripts (vm.Script) can use a code cache without flags.
 // A failed warm-up is only a warning: bin/k1s then writes the cache on its first run.
+// It also writes dist/src/index.d.ts, the declarations of the package entry (see writeEntryDeclarations).
 import { build } from 'esbuild';
+import ts from 'typescript';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +15,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const outfile = join(root, 'dist/k1s.cjs');
 
 rmSync(join(root, 'dist/k1s.mjs'), { force: true }); // the former ESM bundle
+writeEntryDeclarations();
 rmSync(`${outfile}.cache`, { force: true });
 
 // fastify (~100 ms of module loading at every start) is bundled too, so the code cache covers it: the entry puts
@@ -121,4 +124,18 @@ async function warmUp() {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * dist/src/index.d.ts, the types of the package entry (`import { startCluster } from 'k1s'`; tsconfig emits no
+ * declarations). src/index.ts spells out the types of everything it exports, so it is declared on its own, without
+ * type-checking the program again.
+ */
+function writeEntryDeclarations() {
+  const file = join(root, 'src/index.ts');
+  const r = ts.transpileDeclaration(readFileSync(file, 'utf8'), { fileName: file, reportDiagnostics: true, compilerOptions: { strict: true } });
+  if (r.diagnostics?.length) {
+    throw new Error(`src/index.ts cannot be declared on its own: ${ts.formatDiagnostics(r.diagnostics, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => root, getNewLine: () => '\n' })}`);
+  }
+  writeFileSync(join(root, 'dist/src/index.d.ts'), r.outputText);
 }
