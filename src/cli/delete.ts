@@ -47,6 +47,8 @@ export async function deleteClusterData(paths: ClusterPaths, serverArgs: string[
     // the service proxy's chains (a server killed hard never removed them)
     const { removeNodeServiceProxyRules } = await import('../network/service-proxy-node.js');
     await removeNodeServiceProxyRules({ bridge: net.bridge === 'cni0' ? undefined : net.bridge }).catch(() => undefined);
+    const { removeNetworkPolicyChains } = await import('../network/network-policy.js');
+    await removeNetworkPolicyChains({ bridge: net.bridge }).catch(() => undefined);
     if (removed.length) done.push(`${removed.length} network leftovers removed`);
   }
   // never let rm descend into a mount (a container's rootfs, a hostPath bind): unmount first

@@ -27,6 +27,7 @@ import { startNodeDNS } from '../network/dns-service.js';
 import type { ClusterDNS } from '../network/dns-server.js';
 import type { ServiceProxy } from '../network/service-proxy.js';
 import { routedClusterDNS, startNodeServiceProxy } from '../network/service-proxy-node.js';
+import { startNodeNetworkPolicy, type NetworkPolicyEnforcer } from '../network/network-policy.js';
 import { issueKubeletServingCert, KubeletServer } from './server.js';
 import type { CertKeyPem } from '../pki/certs.js';
 import { readMachineInfo } from './machine-info.js';
@@ -48,6 +49,8 @@ export interface NodeAgentOptions {
   /** nameservers for ClusterFirst pods; default: k1s' own DNS server on the node address */
   clusterDNS?: string[];
   disableClusterDNS?: boolean;
+  /** the kube-dns Service's cluster IP (default 10.43.0.10; the 10th address of another --service-cidr) */
+  clusterDNSServiceIP?: string;
   clusterDomain?: string;
   labels?: Record<string, string>;
   /** the cluster CA: signs the kubelet's serving certificate (the API server trusts it for logs/exec/port-forward) */
@@ -65,6 +68,9 @@ export interface NodeAgentOptions {
   volumeResyncMs?: number;
   /** housekeeping (orphaned pods) period (default 10 s) */
   housekeepingMs?: number;
+  /** called once the pod network's bridge has its gateway address, before the first pod can start (the API server
+   *  listens there for the `kubernetes` Service); a failure is logged, not fatal */
+  onPodNetwork?: (net: { gateway: string; bridge: string; podCIDR: string }) => Promise<void>;
 }
 
 /** dist/images, found from this file whether it runs from dist/src/kubelet or from the dist/k1s.cjs bundle. */
@@ -84,6 +90,7 @@ export class NodeAgent {
   server?: KubeletServer;
   dns?: ClusterDNS;
   proxy?: ServiceProxy;
+  networkPolicy?: NetworkPolicyEnforcer;
   private dnsSettings?: DNSSettings;
   localPath?: LocalPathDirs;
   private pressure?: PressureState;
@@ -227,7 +234,10 @@ export class NodeAgent {
     // Service routing and DNS first: a sandbox started right after the conflist appears must already get them.
     // Pod traffic is told from other traffic by the node's pod CIDR (kube-proxy's --detect-local-mode=NodeCIDR).
     this.proxy ??= await startNodeServiceProxy({ client: this.opts.client, nodeName: this.nodeName, clusterCIDR: cidr, bridge: this.opts.bridge, log: this.log });
+    // NetworkPolicy enforcement before the first sandbox too: a pod is judged as soon as the API has its IP
+    this.networkPolicy ??= await startNodeNetworkPolicy({ client: this.opts.client, nodeName: this.nodeName, bridge: podNetwork(this.opts.bridge).bridge, log: this.log });
     await this.startDNS(cidr);
+    await this.podNetworkReady(cidr);
     const r = await writeCniConfig({ confDir: containerdPaths(this.opts.dataDir).cniConfDir, podCIDR: cidr, ipamDataDir: ipamDir(this.opts.dataDir), ...podNetwork(this.opts.bridge) });
     this.cniCIDR = cidr;
     this.log(`k1s: agent: pod network ${cidr} (${r.file}${r.changed ? '' : ', unchanged'})`);
@@ -243,13 +253,25 @@ export class NodeAgent {
     const gateway = podCidrGateway(cidr);
     try {
       await ensureBridge(bridge, `${gateway}/${cidr.split('/')[1]}`);
-      this.dns = await startNodeDNS({ client: this.opts.client, nodeName: this.nodeName, address: gateway, clusterDomain: this.opts.clusterDomain, log: this.log });
+      this.dns = await startNodeDNS({ client: this.opts.client, nodeName: this.nodeName, address: gateway, clusterDomain: this.opts.clusterDomain, serviceIP: this.opts.clusterDNSServiceIP, log: this.log });
       // pods ask the kube-dns Service IP as in any cluster once the service proxy provably routes it
       const serviceIP = this.proxy ? await routedClusterDNS(this.proxy, { client: this.opts.client, log: this.log }) : undefined;
       if (this.dnsSettings) this.dnsSettings.clusterDNS = [serviceIP ?? gateway];
       this.log(`k1s: agent: cluster DNS serving ${this.opts.clusterDomain ?? 'cluster.local'} on ${gateway}:53${serviceIP ? ` (Service IP ${serviceIP})` : ''}`);
     } catch (e) {
       this.log(`k1s: agent: cluster DNS not started: ${(e as Error).message}; pods get the host's resolv.conf`);
+    }
+  }
+
+  private async podNetworkReady(cidr: string): Promise<void> {
+    if (!this.opts.onPodNetwork) return;
+    const { bridge } = podNetwork(this.opts.bridge);
+    const gateway = podCidrGateway(cidr);
+    try {
+      await ensureBridge(bridge, `${gateway}/${cidr.split('/')[1]}`);
+      await this.opts.onPodNetwork({ gateway, bridge, podCIDR: cidr });
+    } catch (e) {
+      this.log(`k1s: agent: ${(e as Error).message}`);
     }
   }
 
@@ -313,6 +335,7 @@ export class NodeAgent {
     this.localPath?.stop();
     await this.server?.close().catch(() => undefined);
     await this.proxy?.stop().catch(() => undefined);
+    await this.networkPolicy?.stop().catch(() => undefined);
     await this.dns?.stop().catch(() => undefined);
     await this.runtime.whenRemoved().catch(() => undefined);
     await this.containerd.stop();
@@ -344,7 +367,7 @@ export function podNetwork(bridge: string | undefined): { bridge: string; networ
 async function ensureBridge(name: string, address: string): Promise<void> {
   await execa('ip', ['link', 'add', 'name', name, 'type', 'bridge'], { reject: false });
   const addr = await execa('ip', ['addr', 'add', address, 'dev', name], { reject: false });
-  if (addr.exitCode !== 0 && !/exists/i.test(addr.stderr)) throw new Error(`ip addr add ${address} dev ${name}: ${addr.stderr}`);
+  if (addr.exitCode !== 0 && !/exists|already assigned/i.test(addr.stderr)) throw new Error(`ip addr add ${address} dev ${name}: ${addr.stderr}`);
   const up = await execa('ip', ['link', 'set', name, 'up'], { reject: false });
   if (up.exitCode !== 0) throw new Error(`ip link set ${name} up: ${up.stderr}`);
 }
