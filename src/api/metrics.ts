@@ -1,9 +1,10 @@
 // metrics.k8s.io/v1beta1 (k8s.io/metrics), as metrics-server serves it for `kubectl top` and the HPA: read-only
 // PodMetrics (namespaced, `pods`) and NodeMetrics (`nodes`). They are computed views of stored objects: each
 // definition reads the Pod or Node it mirrors (storedAs) and turns it into metrics from the simulated usage, so
-// get, list and label selectors work through the generic store with no new routes.
+// get, list and label selectors work through the generic store with no new routes. Pods and nodes of real kubelets
+// (`realUsage`, fed by the API server's scraper of /metrics/resource) get their measured usage instead.
 //
-// Wiring: for (const d of metricsResources({ store }).definitions) registry.add(d)
+// Wiring: for (const d of metricsResources({ store, realUsage }).definitions) registry.add(d)
 import { errors } from '../machinery/errors.js';
 import { Quantity } from '../machinery/quantity.js';
 import { s, type Definitions } from '../machinery/schema.js';
@@ -11,6 +12,7 @@ import type { Store } from '../storage/types.js';
 import { nameColumn } from './format.js';
 import { kindHeader, listDefinition } from './meta.js';
 import { containerUsage, podReportsMetrics, PodsByNode } from './metrics-usage.js';
+import { goDuration, usageQuantities, type RealUsageSource } from './metrics-real-usage.js';
 import { defineResource, type KObject, type ResourceDefinition } from './types.js';
 
 const M = 'io.k8s.metrics.pkg.apis.metrics.v1beta1.';
@@ -76,14 +78,33 @@ function metricsMeta(obj: KObject, now: number): KObject['metadata'] {
   return meta;
 }
 
-export function podMetricsOf(pod: KObject, now: number): PodMetrics {
+export function podMetricsOf(pod: KObject, now: number, real?: RealUsageSource): PodMetrics {
+  const head = { kind: 'PodMetrics', apiVersion: `${METRICS_GROUP}/v1beta1`, metadata: metricsMeta(pod, now) };
+  const nodeName = (pod as { spec?: { nodeName?: string } }).spec?.nodeName ?? '';
+  if (real && nodeName && real.coversNode(nodeName)) {
+    // measured: the containers the kubelet reported, in spec order; none until two samples of each are in
+    const u = podReportsMetrics(pod) ? real.podUsage(pod.metadata.namespace ?? '', pod.metadata.name ?? '') : undefined;
+    if (!u) return { ...head, timestamp: rfc3339Now(now), window: METRICS_WINDOW, containers: [] };
+    const order = new Map(((pod as { spec?: { containers?: { name: string }[] } }).spec?.containers ?? []).map((c, i) => [c.name, i]));
+    const containers = [...u.containers]
+      .sort((a, b) => (order.get(a.name) ?? order.size) - (order.get(b.name) ?? order.size))
+      .map((c) => ({ name: c.name, usage: usageQuantities(c) }));
+    return { ...head, timestamp: rfc3339Now(u.timestampMs), window: goDuration(u.windowMs), containers };
+  }
   const containers = podReportsMetrics(pod)
     ? containerUsage(pod).map((c) => ({ name: c.name, usage: { cpu: c.usage.cpu.canonical(), memory: c.usage.memory.canonical() } }))
     : [];
-  return { kind: 'PodMetrics', apiVersion: `${METRICS_GROUP}/v1beta1`, metadata: metricsMeta(pod, now), timestamp: rfc3339Now(now), window: METRICS_WINDOW, containers };
+  return { ...head, timestamp: rfc3339Now(now), window: METRICS_WINDOW, containers };
 }
 
-export function nodeMetricsOf(node: KObject, pods: KObject[], now: number): NodeMetrics {
+export function nodeMetricsOf(node: KObject, pods: KObject[], now: number, real?: RealUsageSource): NodeMetrics {
+  const head = { kind: 'NodeMetrics', apiVersion: `${METRICS_GROUP}/v1beta1`, metadata: metricsMeta(node, now) };
+  const name = node.metadata.name ?? '';
+  if (real?.coversNode(name)) {
+    const u = real.nodeUsage(name);
+    if (!u) return { ...head, timestamp: rfc3339Now(now), window: METRICS_WINDOW, usage: usageQuantities({ cpuNanoCores: 0, memoryBytes: 0 }) };
+    return { ...head, timestamp: rfc3339Now(u.timestampMs), window: goDuration(u.windowMs), usage: usageQuantities(u) };
+  }
   let cpu = Quantity.fromInt(0);
   let memory = Quantity.fromInt(0, 'BinarySI');
   for (const p of pods) {
@@ -92,14 +113,7 @@ export function nodeMetricsOf(node: KObject, pods: KObject[], now: number): Node
       memory = memory.add(c.usage.memory);
     }
   }
-  return {
-    kind: 'NodeMetrics',
-    apiVersion: `${METRICS_GROUP}/v1beta1`,
-    metadata: metricsMeta(node, now),
-    timestamp: rfc3339Now(now),
-    window: METRICS_WINDOW,
-    usage: { cpu: cpu.canonical(), memory: memory.canonical() },
-  };
+  return { ...head, timestamp: rfc3339Now(now), window: METRICS_WINDOW, usage: { cpu: cpu.canonical(), memory: memory.canonical() } };
 }
 
 const readOnly = (): never => {
@@ -115,7 +129,7 @@ export interface MetricsResources {
 }
 
 /** The two metrics.k8s.io resources of one cluster, computed from its store. */
-export function metricsResources(opts: { store: Store; now?: () => number }): MetricsResources {
+export function metricsResources(opts: { store: Store; now?: () => number; realUsage?: RealUsageSource }): MetricsResources {
   const now = opts.now ?? Date.now;
   const podsByNode = new PodsByNode(opts.store);
   const common = { group: METRICS_GROUP, version: 'v1beta1', definitions: metricsDefinitions, verbs: ['get', 'list'], strategy: {} };
@@ -131,7 +145,7 @@ export function metricsResources(opts: { store: Store; now?: () => number }): Me
       { name: 'CPU', type: 'string', description: 'CPU usage of the pod', cell: (p) => sumOf(p.containers, 'cpu') },
       { name: 'Memory', type: 'string', description: 'Memory usage of the pod', cell: (p) => sumOf(p.containers, 'memory') },
     ],
-    storedAs: { group: '', plural: 'pods', toStored: readOnly, fromStored: (pod) => podMetricsOf(pod, now()) },
+    storedAs: { group: '', plural: 'pods', toStored: readOnly, fromStored: (pod) => podMetricsOf(pod, now(), opts.realUsage) },
   });
   const nodeMetrics = defineResource<NodeMetrics>({
     ...common,
@@ -145,7 +159,7 @@ export function metricsResources(opts: { store: Store; now?: () => number }): Me
       { name: 'CPU', type: 'string', description: 'CPU usage of the node', cell: (n) => cpuCell(n.usage) },
       { name: 'Memory', type: 'string', description: 'Memory usage of the node', cell: (n) => n.usage?.memory ?? '' },
     ],
-    storedAs: { group: '', plural: 'nodes', toStored: readOnly, fromStored: (node) => nodeMetricsOf(node, podsByNode.onNode(node.metadata.name ?? ''), now()) },
+    storedAs: { group: '', plural: 'nodes', toStored: readOnly, fromStored: (node) => nodeMetricsOf(node, podsByNode.onNode(node.metadata.name ?? ''), now(), opts.realUsage) },
   });
   return { definitions: [podMetrics, nodeMetrics], stop: () => podsByNode.stop() };
 }

@@ -22,6 +22,7 @@ import {
 } from '../apiserver/admission-storage.js';
 import { defaultLocalPathStorageClass } from '../controllers/local-path-provisioner.js';
 import { metricsResources } from '../api/metrics.js';
+import type { RealUsageSource } from '../api/metrics-real-usage.js';
 import type { Store } from '../storage/types.js';
 import type { UserInfo } from '../apiserver/context.js';
 import { bootstrapNamespaces, ensureObjects, ensureReadOnly } from './bootstrap.js';
@@ -31,6 +32,8 @@ export interface ClusterApiOptions {
   serviceCIDR?: string;
   /** serve metrics.k8s.io from simulated usage (default true; off = a cluster without metrics-server) */
   metrics?: boolean;
+  /** measured usage of the pods and nodes of real kubelets (the scraper's store); the rest stays simulated */
+  realUsage?: RealUsageSource;
   /** service-account token signer; without it TokenRequest and token authentication are off */
   tokens?: ServiceAccountTokens;
 }
@@ -77,7 +80,7 @@ export function buildClusterApi(store: Store, opts: ClusterApiOptions = {}): Clu
   registry.admission.add(resourceQuotaAdmission({ quotas: () => registry.mustLookup('', 'v1', 'resourcequotas') }));
   registerPodActions(registry);
   // metrics.k8s.io as metrics-server serves it, from simulated usage (kubectl top, the HPA)
-  const metrics = opts.metrics === false ? undefined : metricsResources({ store });
+  const metrics = opts.metrics === false ? undefined : metricsResources({ store, realUsage: opts.realUsage });
   for (const d of metrics?.definitions ?? []) registry.add(d);
   return {
     registry,

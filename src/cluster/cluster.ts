@@ -9,7 +9,7 @@ import { LocalClient } from '../client/local.js';
 import { ControllerManager } from '../controllers/manager.js';
 import { defaultControllers } from '../controllers/index.js';
 import { schedulerFactory } from '../scheduler/scheduler.js';
-import { DEFAULT_SIM_CAPACITY, SimulatedNodes } from '../kubelet/simulated-nodes.js';
+import { DEFAULT_SIM_CAPACITY, SIMULATED_ANNOTATION, SimulatedNodes } from '../kubelet/simulated-nodes.js';
 import type { NodeAgent } from '../kubelet/node-agent.js';
 import { defaultServingNames, ensurePki, type PkiFiles } from '../pki/pki.js';
 import { kubeconfigYaml, writeKubeconfig } from '../pki/kubeconfig.js';
@@ -19,7 +19,11 @@ import { ServiceAccountTokens } from '../pki/service-account-tokens.js';
 import { versionInfo } from './version.js';
 import { issueKubeletClientCert } from '../apiserver/kubelet-connection.js';
 import { buildClusterApi, bootstrapClusterObjects } from './api.js';
+import { RealUsageStore } from '../api/metrics-real-usage.js';
+import { KubeletMetricsScraper } from '../apiserver/kubelet-metrics-scraper.js';
 import type { Registry } from '../apiserver/registry.js';
+import { bigIntToIp, parseCIDR } from '../api/core-service-net.js';
+import { servePodFacingApi } from '../apiserver/kubernetes-endpoints.js';
 
 export interface ClusterOptions {
   dataDir: string;
@@ -70,7 +74,8 @@ export class Cluster {
     const phase = (name: string) => log(`k1s: ${name} (${Math.round(performance.now() - t0)} ms)`);
     mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
 
-    const names = defaultServingNames();
+    // the `kubernetes` Service's IP: in-cluster clients verify the serving certificate against it
+    const names = defaultServingNames({ serviceIPs: [serviceIPAt(opts.serviceCIDR ?? DEFAULT_SERVICE_CIDR, 1)] });
     if (!['127.0.0.1', '0.0.0.0', '::', '::1'].includes(opts.bindAddress)) names.ips.push(opts.bindAddress);
     const pki = await ensurePki(join(opts.dataDir, 'tls'), names);
     phase(pki.written.length ? `certificates created in ${pki.dir}` : `certificates loaded from ${pki.dir}`);
@@ -85,7 +90,13 @@ export class Cluster {
     phase(`storage opened at revision ${store.currentRevision()}`);
 
     const tokens = await ServiceAccountTokens.load(pki.serviceAccount.keyPem, pki.serviceAccount.publicKeyPem);
-    const api = buildClusterApi(store, { serviceCIDR: opts.serviceCIDR, tokens });
+    const runAgent = !!opts.agent && !opts.disableAgent;
+    // the API server's client certificate for the kubelet API (logs, exec, port-forward, metrics); only a cluster
+    // with a real node needs one, and it lives as long as the process
+    const kubeletClient = runAgent ? { ...(await issueKubeletClientCert(pki.ca)), caPem: pki.ca.certPem } : undefined;
+    // metrics-server's part: real kubelets' usage, scraped from their /metrics/resource
+    const realUsage = kubeletClient ? new RealUsageStore() : undefined;
+    const api = buildClusterApi(store, { serviceCIDR: opts.serviceCIDR, tokens, realUsage });
     const { registry, client } = api;
     const health = new HealthChecks();
     let bootstrapped = false;
@@ -97,10 +108,6 @@ export class Cluster {
     health.addReady('poststarthook/k1s-bootstrap-namespaces', () => {
       if (!bootstrapped) throw new Error('not finished');
     });
-    const runAgent = !!opts.agent && !opts.disableAgent;
-    // the API server's client certificate for the kubelet API (logs, exec, port-forward); only a cluster with a
-    // real node needs one, and it lives as long as the process
-    const kubeletClient = runAgent ? { ...(await issueKubeletClientCert(pki.ca)), caPem: pki.ca.certPem } : undefined;
     const app = await buildApiServer({
       kubeletClient,
       registry,
@@ -163,15 +170,32 @@ export class Cluster {
     if (runAgent) {
       const { NodeAgent } = await import('../kubelet/node-agent.js');
       try {
-        agent = await NodeAgent.start({ client, dataDir: opts.dataDir, log, ca: pki.ca, ...opts.agent });
+        // pods reach the API server (the `kubernetes` Service) on their network's gateway
+        const onPodNetwork = async ({ gateway }: { gateway: string }) => {
+          const podApi = await servePodFacingApi({ server: app.server, client, gateway, bindAddress: opts.bindAddress, port, log });
+          stoppers.unshift(() => podApi.stop());
+        };
+        const clusterDNSServiceIP = opts.serviceCIDR ? serviceIPAt(opts.serviceCIDR, 10) : undefined;
+        agent = await NodeAgent.start({ client, dataDir: opts.dataDir, log, ca: pki.ca, onPodNetwork, clusterDNSServiceIP, ...opts.agent });
       } catch (e) {
         for (const s of stoppers.splice(0)) await Promise.resolve(s()).catch(() => undefined);
         throw e;
       }
       stoppers.unshift(() => agent!.stop());
+      // the kubelet's /stats/summary and /metrics/resource, over the agent's CRI connection
+      const { CriStatsProvider } = await import('../kubelet/stats-provider.js');
+      agent.server?.setStats(new CriStatsProvider({ cri: agent.runtime.cri, nodeName: agent.nodeName }));
       phase(`node ${agent.nodeName} ready`);
       const { startNetworkServices } = await import('./network-services.js');
       stoppers.unshift(...(await startNetworkServices(client, opts.network ?? {}, log)));
+    }
+    if (kubeletClient && realUsage) {
+      // started once the local node is registered, so its first pass finds it
+      const scraper = new KubeletMetricsScraper({
+        client, kubeletClient, usage: realUsage, log, skipNode: (n) => n.metadata.annotations?.[SIMULATED_ANNOTATION] === 'true',
+      });
+      await scraper.start();
+      stoppers.unshift(() => scraper.stop());
     }
     const cluster = new Cluster(opts, store, registry, app, pki, url, client, stoppers);
     cluster.agent = agent;
@@ -187,6 +211,15 @@ export class Cluster {
       }
     }
   }
+}
+
+const DEFAULT_SERVICE_CIDR = '10.43.0.0/16';
+
+/** the n-th address of the Service range: 1 is the kubernetes Service, 10 kube-dns (kubeadm's convention) */
+function serviceIPAt(cidr: string, n: number): string {
+  const c = parseCIDR(cidr);
+  if (!c) throw new Error(`invalid service CIDR ${cidr}`);
+  return bigIntToIp(c.base + BigInt(n), c.family);
 }
 
 function simCapacity(sim: ClusterOptions['simulatedNodes']): Record<string, string> {

@@ -1,5 +1,6 @@
 // The kubelet's HTTPS API (pkg/kubelet/server): /containerLogs, /exec, /attach and /portForward. Clients must present
-// a certificate signed by the cluster CA (anonymous requests get 401). Logs are read from the CRI log files here;
+// a certificate signed by the cluster CA (anonymous requests get 401). /stats/summary and /metrics/resource serve
+// CPU and memory from a KubeletStatsSource (stats-provider.ts), what metrics-server scrapes. Logs are read from the CRI log files here;
 // exec/attach/port-forward ask the runtime for a streaming URL (CRI Exec/Attach/PortForward) and proxy the upgraded
 // connection to it byte for byte.
 import { createServer, type Server } from 'node:https';
@@ -11,6 +12,8 @@ import { authenticatedPeer } from '../pki/client-auth.js';
 import { createServingCert, type CertKeyPem } from '../pki/certs.js';
 import { logOptions, readLogs, type LogQuery } from './container-logs.js';
 import { dialUrl, proxyUpgrade, writeRawResponse } from '../apiserver/upgrade-proxy.js';
+import type { KubeletStatsSource } from './stats-provider.js';
+import { RESOURCE_METRICS_CONTENT_TYPE } from './resource-metrics.js';
 
 export interface StreamOptions {
   stdin: boolean;
@@ -45,6 +48,8 @@ export interface KubeletServerOptions {
   streams: KubeletStreams;
   /** serving certificate (see issueKubeletServingCert) and the CA client certificates must chain to */
   tls: { certPem: string; keyPem: string; caPem: string };
+  /** /stats/summary and /metrics/resource (404 without) */
+  stats?: KubeletStatsSource;
   log?: (line: string) => void;
 }
 
@@ -144,7 +149,16 @@ export class KubeletServer {
   /** streaming sessions: no longer tracked by the HTTP server, so close() ends them itself */
   private readonly upgraded = new Set<Socket>();
 
-  constructor(private readonly opts: KubeletServerOptions) {}
+  private stats: KubeletStatsSource | undefined;
+
+  constructor(private readonly opts: KubeletServerOptions) {
+    this.stats = opts.stats;
+  }
+
+  /** Serves stats from `source` from now on (for a server built before its stats provider). */
+  setStats(source: KubeletStatsSource): void {
+    this.stats = source;
+  }
 
   /** Listens (port 0 = any free port) and resolves to the bound port. */
   async listen(port: number, host = '0.0.0.0'): Promise<number> {
@@ -201,6 +215,17 @@ export class KubeletServer {
     const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
     if (parts[0] === 'containerLogs' && req.method === 'GET') return this.containerLogs(parts.slice(1), url.searchParams, req, res, fail);
     if (['exec', 'attach', 'portForward'].includes(parts[0] ?? '')) return fail({ code: 400, message: 'Upgrade request required' });
+    const stats = this.stats;
+    if (stats && req.method === 'GET' && url.pathname === '/stats/summary') {
+      const body = JSON.stringify(await stats.summary());
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      return void res.end(body);
+    }
+    if (stats && req.method === 'GET' && url.pathname === '/metrics/resource') {
+      const body = await stats.resourceMetrics();
+      res.writeHead(200, { 'Content-Type': RESOURCE_METRICS_CONTENT_TYPE });
+      return void res.end(body);
+    }
     return fail({ code: 404, message: '404 page not found' });
   }
 

@@ -3,7 +3,8 @@
 // 10 ms) are applied together; a change during a sync triggers another right after it.
 import type { Client } from '../client/types.js';
 import { Informer } from '../client/informer.js';
-import { buildServicePorts } from './service-proxy-model.js';
+import { ConntrackCleaner } from './service-proxy-conntrack.js';
+import { buildServicePorts, type ServicePortInfo } from './service-proxy-model.js';
 import { buildProxyRules, chainContents, restoreText, type ChainContents, type ProxyRules } from './service-proxy-rules.js';
 import { ensureProxySysctls, iptablesRestore, readHostChains, removeProxyChains } from './service-proxy-iptables.js';
 
@@ -21,6 +22,8 @@ export interface ServiceProxyOptions {
   resyncMs?: number;
   /** NodePorts answer on 127.0.0.1 (sets route_localnet); default true */
   localhostNodePorts?: boolean;
+  /** flush stale UDP conntrack entries after endpoint changes (default true; needs the conntrack tool) */
+  conntrackCleanup?: boolean;
   log?: (line: string) => void;
 }
 
@@ -33,6 +36,8 @@ export interface SyncStats {
   lastWrittenLines: number;
   /** when the last successful sync finished (Date.now()) */
   lastSyncAt: number;
+  /** `conntrack -D` filters applied for stale UDP flows since start */
+  conntrackDeletes: number;
 }
 
 export class ServiceProxy {
@@ -51,11 +56,14 @@ export class ServiceProxy {
   /** what the host has in k1s' chains after the last sync (undefined: unknown, next sync rewrites everything) */
   private written?: { nat: ChainContents; filter: ChainContents };
   private readonly appliedWaiters = new Set<() => void>();
-  readonly stats: SyncStats = { syncs: 0, failures: 0, lastSyncMs: 0, lastRules: 0, lastWrittenLines: 0, lastSyncAt: 0 };
+  readonly stats: SyncStats = { syncs: 0, failures: 0, lastSyncMs: 0, lastRules: 0, lastWrittenLines: 0, lastSyncAt: 0, conntrackDeletes: 0 };
+  private readonly conntrack?: ConntrackCleaner;
 
   private constructor(private readonly opts: ServiceProxyOptions) {
     this.prefix = opts.prefix ?? 'K1S';
     const log = opts.log;
+    // only flows of this pod network: other k1s clusters on the machine may use the same Service IPs
+    if (opts.conntrackCleanup !== false) this.conntrack = new ConntrackCleaner({ scope: [opts.clusterCIDR ?? '10.42.0.0/16'], log });
     this.services = new Informer(opts.client, 'v1', 'services', { log });
     this.slices = new Informer(opts.client, 'discovery.k8s.io/v1', 'endpointslices', { log });
     const changed = { add: () => this.queueSync(), update: () => this.queueSync(), delete: () => this.queueSync() };
@@ -80,7 +88,14 @@ export class ServiceProxy {
 
   /** The rules the current caches ask for (what the next sync writes). */
   desiredRules(): ProxyRules {
-    const ports = buildServicePorts(this.services.list(), this.slices.list(), { nodeName: this.opts.nodeName });
+    return this.rulesFor(this.desiredPorts());
+  }
+
+  private desiredPorts(): ServicePortInfo[] {
+    return buildServicePorts(this.services.list(), this.slices.list(), { nodeName: this.opts.nodeName });
+  }
+
+  private rulesFor(ports: ServicePortInfo[]): ProxyRules {
     return buildProxyRules(ports, { prefix: this.prefix, clusterCIDR: this.opts.clusterCIDR ?? '10.42.0.0/16', masqueradeAll: this.opts.masqueradeAll });
   }
 
@@ -116,7 +131,8 @@ export class ServiceProxy {
     const t0 = performance.now();
     try {
       if (this.stopped) return;
-      const rules = this.desiredRules();
+      const ports = this.desiredPorts();
+      const rules = this.rulesFor(ports);
       let missingJumps: Awaited<ReturnType<typeof readHostChains>>['missingJumps'] = [];
       if (this.checkHost) {
         const host = await readHostChains(this.prefix);
@@ -136,6 +152,8 @@ export class ServiceProxy {
       this.stats.lastRules = rules.nat.rules.length + rules.filter.rules.length;
       this.stats.lastSyncMs = performance.now() - t0;
       this.stats.lastSyncAt = Date.now();
+      // after the rules: new packets of a flushed flow must meet the new DNAT
+      await this.cleanConntrack(ports);
     } catch (e) {
       // a failed transaction changed nothing; re-read the host and try again shortly
       this.stats.failures++;
@@ -145,6 +163,15 @@ export class ServiceProxy {
       if (!this.stopped) setTimeout(() => this.queueSync(0), 1000).unref();
     } finally {
       for (const w of waiters) w();
+    }
+  }
+
+  private async cleanConntrack(ports: ServicePortInfo[]): Promise<void> {
+    try {
+      const filters = (await this.conntrack?.cleanup(ports)) ?? [];
+      this.stats.conntrackDeletes += filters.length;
+    } catch (e) {
+      this.opts.log?.(`k1s: service proxy: conntrack cleanup: ${(e as Error).message}`);
     }
   }
 

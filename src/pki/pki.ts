@@ -46,8 +46,12 @@ export interface ServingNames {
   ips: string[];
 }
 
-/** The SANs kube-apiserver certificates usually carry, for this machine. */
-export function defaultServingNames(): ServingNames {
+/**
+ * The SANs kube-apiserver certificates usually carry, for this machine: the names in-cluster clients use
+ * (kubernetes.default.svc…) and, given the `kubernetes` Service's cluster IP, that address (what
+ * KUBERNETES_SERVICE_HOST holds, so client-go's in-cluster config verifies).
+ */
+export function defaultServingNames(opts: { serviceIPs?: readonly string[] } = {}): ServingNames {
   const hostnames = [
     'localhost',
     hostname().toLowerCase(),
@@ -56,7 +60,7 @@ export function defaultServingNames(): ServingNames {
     'kubernetes.default.svc',
     'kubernetes.default.svc.cluster.local',
   ];
-  return { hostnames: [...new Set(hostnames.filter((h) => h !== ''))], ips: ['127.0.0.1', '::1'] };
+  return { hostnames: [...new Set(hostnames.filter((h) => h !== ''))], ips: [...new Set(['127.0.0.1', '::1', ...(opts.serviceIPs ?? [])])] };
 }
 
 // isIP without its first call compiling node's IPv6 regex (~7 ms of start-up) for the usual inputs: an address

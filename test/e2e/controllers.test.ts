@@ -91,7 +91,7 @@ spec:
       else sizes.set(ev.object.metadata.name!, (ev.object.spec as { replicas?: number })?.replicas ?? 0);
       if (!watching) return;
       maxTotal = Math.max(maxTotal, [...sizes.values()].reduce((a, b) => a + b, 0));
-      trail.push(`${ev.type} ${ev.object.metadata.name} rv=${ev.object.metadata.resourceVersion} replicas=${sizes.get(ev.object.metadata.name!)}`);
+      trail.push(`${ev.type} ${ev.object.metadata.name} rv=${ev.object.metadata.resourceVersion} replicas=${sizes.get(ev.object.metadata.name!)} by ${(ev.object.metadata.managedFields ?? []).map((m) => `${m.manager}/${m.operation}${m.subresource ? `/${m.subresource}` : ''}@${m.time}`).join(',')}`);
     });
     await new Promise((r) => setTimeout(r, 200));
     watching = true;

@@ -1,0 +1,155 @@
+// `kubectl top` on a real node: `k1s server` with its own containerd runs a pod that burns CPU and an idle one; the
+// kubelet serves /metrics/resource and /stats/summary from CRI stats, the API server scrapes it like metrics-server
+// and metrics.k8s.io reports the measured usage (kubectl 1.33 and 1.27).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'node:https';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { cleanupNodeNetwork } from '../../src/network/host-cleanup.js';
+import { removeNodeServiceProxyRules } from '../../src/network/service-proxy-node.js';
+import { k1sBin, kubectl, startServer, removeDir, run, until, type K1sServer } from './harness.js';
+
+const BUSYBOX = 'k1s.local/busybox:1.35';
+const BRIDGE = 'k1stop0';
+const ARGS = ['--cluster-cidr', '10.51.0.0/16', '--cni-bridge', BRIDGE, '--service-cidr', '10.151.0.0/16', '--disable-ingress', '--disable-servicelb'];
+let dataDir: string;
+let server: K1sServer | undefined;
+let k: ReturnType<typeof kubectl>;
+let k27: ReturnType<typeof kubectl>;
+const started = Date.now();
+
+const pod = (name: string, command: string) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name, labels: { suite: 'top' } },
+  spec: { terminationGracePeriodSeconds: 0, containers: [{ name: 'main', image: BUSYBOX, imagePullPolicy: 'IfNotPresent', command: ['sh', '-c', command] }] },
+});
+
+/** "250m" / "1" cores → millicores; "17Mi" → MiB */
+const milli = (s: string) => (s.endsWith('m') ? Number(s.slice(0, -1)) : Number(s) * 1000);
+const mib = (s: string) => Number(s.replace(/Mi$/, ''));
+
+function topRows(out: string): Map<string, string[]> {
+  return new Map(out.trim().split('\n').filter(Boolean).map((l) => l.trim().split(/\s+/)).map((f) => [f[0], f.slice(1)]));
+}
+
+/** GET on the node's kubelet with the admin identity from the kubeconfig (a CA-signed client certificate). */
+async function kubeletGet(path: string): Promise<{ code: number; type: string; body: string }> {
+  const kc = parseYaml(readFileSync(server!.kubeconfig, 'utf8')) as any;
+  const user = kc.users[0].user;
+  const ca = Buffer.from(kc.clusters[0].cluster['certificate-authority-data'], 'base64');
+  const node = JSON.parse(await k.ok(['get', 'nodes', '-o', 'json'])).items[0];
+  const port = node.status.daemonEndpoints.kubeletEndpoint.Port;
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port, path, method: 'GET', ca, cert: Buffer.from(user['client-certificate-data'], 'base64'), key: Buffer.from(user['client-key-data'], 'base64'), checkServerIdentity: () => undefined },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ code: res.statusCode ?? 0, type: String(res.headers['content-type']), body: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+before(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'k1s-e2e-top-'));
+  server = await startServer({ dataDir, agent: true, extraArgs: ARGS });
+  k = kubectl(server, '1.33');
+  k27 = kubectl(server, '1.27');
+  const load = await run(process.execPath, [k1sBin, 'image', 'load', '--data-dir', dataDir, join(k1sBin, '..', '..', 'dist', 'images', 'busybox.tar')]);
+  assert.equal(load.code, 0, load.stderr);
+  // the burner also holds 16 MiB in tmpfs, so its working set is well above what kubectl rounds to 0Mi
+  const pods = [pod('burner', 'dd if=/dev/zero of=/dev/shm/fill bs=1048576 count=16 2>/dev/null; while :; do :; done'), pod('idle', 'sleep 3600')];
+  await k.ok(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: pods }) });
+  await k.ok(['wait', '--for=jsonpath={.status.phase}=Running', 'pod/burner', 'pod/idle', '--timeout=60s']);
+});
+
+after(async () => {
+  try {
+    if (server) {
+      await k.run(['delete', 'pods', '-l', 'suite=top', '--wait=true', '--timeout=60s'], { timeoutMs: 90_000 });
+      await until(async () => !existsSync(join(dataDir, 'agent', 'pods')) || readdirSync(join(dataDir, 'agent', 'pods')).length === 0, 'the kubelet to remove every pod', 30_000).catch(
+        (e) => console.error(String(e)),
+      );
+      await server.stop();
+    }
+  } finally {
+    await cleanupNodeNetwork({ ipamDataDir: join(dataDir, 'agent', 'cni', 'networks'), bridge: BRIDGE, networkName: `k1s-pod-network-${BRIDGE}` }).catch(() => undefined);
+    await removeNodeServiceProxyRules({ bridge: BRIDGE }).catch(() => undefined);
+    removeDir(dataDir);
+    console.log(`top e2e took ${Math.round((Date.now() - started) / 1000)} s`);
+  }
+});
+
+test('the kubelet serves /metrics/resource and /stats/summary from CRI stats', async () => {
+  const metrics = await kubeletGet('/metrics/resource');
+  assert.equal(metrics.code, 200, metrics.body);
+  assert.match(metrics.type, /^text\/plain; version=0\.0\.4/);
+  assert.match(metrics.body, /^# HELP container_cpu_usage_seconds_total \[STABLE\] Cumulative cpu time consumed by the container in core-seconds$/m);
+  assert.match(metrics.body, /^container_cpu_usage_seconds_total\{container="main",namespace="default",pod="burner"\} [0-9.e+-]+ \d{13}$/m);
+  assert.match(metrics.body, /^container_memory_working_set_bytes\{container="main",namespace="default",pod="idle"\} [0-9.e+-]+ \d{13}$/m);
+  assert.match(metrics.body, /^pod_cpu_usage_seconds_total\{namespace="default",pod="burner"\} /m);
+  assert.match(metrics.body, /^node_cpu_usage_seconds_total [0-9.e+]+ \d{13}$/m);
+  assert.match(metrics.body, /^node_memory_working_set_bytes [0-9.e+]+ \d{13}$/m);
+  assert.match(metrics.body, /^resource_scrape_error 0$/m);
+
+  const summary = await kubeletGet('/stats/summary');
+  assert.equal(summary.code, 200, summary.body);
+  const s = JSON.parse(summary.body);
+  assert.ok(s.node.nodeName);
+  assert.ok(s.node.cpu.usageCoreNanoSeconds > 0 && s.node.memory.workingSetBytes > 0);
+  const burner = s.pods.find((p: any) => p.podRef.name === 'burner');
+  assert.equal(burner.podRef.namespace, 'default');
+  assert.equal(burner.containers[0].name, 'main');
+  assert.ok(burner.containers[0].memory.workingSetBytes >= 16 * 1024 * 1024, JSON.stringify(burner.containers[0]));
+  // a second call has a baseline: usageNanoCores is the rate since the first
+  await new Promise((r) => setTimeout(r, 500));
+  const again = JSON.parse((await kubeletGet('/stats/summary')).body);
+  const c = again.pods.find((p: any) => p.podRef.name === 'burner').containers[0];
+  assert.ok(c.cpu.usageNanoCores > 50_000_000, `burner uses > 0.05 core: ${JSON.stringify(c.cpu)}`);
+});
+
+test('kubectl top pod shows the burner using far more CPU than the idle pod (1.33 and 1.27)', async () => {
+  const t0 = Date.now();
+  const rows = await until(async () => {
+    const r = topRows(await k.ok(['top', 'pod', '--no-headers']));
+    return r.has('burner') && r.has('idle') && milli(r.get('burner')![0]) >= 50 ? r : undefined;
+  }, 'the burner to show CPU in kubectl top', 30_000);
+  console.log(`kubectl top pod had a rate ${Date.now() - t0} ms after the pods ran: burner ${rows.get('burner')!.join(' ')}, idle ${rows.get('idle')!.join(' ')}`);
+  const [burnCpu, burnMem] = rows.get('burner')!;
+  const [idleCpu] = rows.get('idle')!;
+  // a busy loop gets at least its share of a loaded 2-core CI machine; the idle pod rounds to 0m
+  assert.ok(milli(burnCpu) >= 10 * milli(idleCpu) + 40, `burner ${burnCpu} vs idle ${idleCpu}`);
+  assert.ok(mib(burnMem) >= 16, `the burner's working set includes its 16 MiB: ${burnMem}`);
+  const r27 = topRows(await k27.ok(['top', 'pod', '--no-headers']));
+  assert.ok(milli(r27.get('burner')![0]) >= 50, `kubectl 1.27: ${[...r27].join(' / ')}`);
+  // the metrics API as metrics-server shapes it: nano-cores, Ki, a real window and a recent timestamp
+  const pm = JSON.parse(await k.ok(['get', '--raw', '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/burner']));
+  assert.equal(pm.kind, 'PodMetrics');
+  assert.equal(pm.containers[0].name, 'main');
+  assert.match(pm.containers[0].usage.cpu, /^\d+(n|u|m)?$/);
+  assert.match(pm.window, /^\d+(\.\d+)?m?s$/);
+  assert.ok(Math.abs(Date.now() - Date.parse(pm.timestamp)) < 60_000, pm.timestamp);
+});
+
+test('kubectl top node shows the real node (1.33 and 1.27)', async () => {
+  const nodeName = (await k.ok(['get', 'nodes', '-o', 'jsonpath={.items[0].metadata.name}'])).trim();
+  for (const kc of [k, k27]) {
+    const rows = await until(async () => {
+      const r = topRows(await kc.ok(['top', 'node', '--no-headers']));
+      return r.has(nodeName) && milli(r.get(nodeName)![0]) > 0 ? r : undefined;
+    }, `kubectl ${kc.version} top node`, 30_000);
+    const [cpu, cpuPct, mem, memPct] = rows.get(nodeName)!;
+    // the node's CPU includes the burner's
+    assert.ok(milli(cpu) >= 50, `kubectl ${kc.version}: node CPU ${cpu}`);
+    assert.match(cpuPct, /^\d+%$/);
+    assert.ok(mib(mem) > 50, `node memory ${mem}`);
+    assert.match(memPct, /^\d+%$/);
+  }
+});
