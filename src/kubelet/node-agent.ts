@@ -91,6 +91,7 @@ export class NodeAgent {
   dns?: ClusterDNS;
   proxy?: ServiceProxy;
   networkPolicy?: NetworkPolicyEnforcer;
+  private cniSync?: Promise<void>;
   private dnsSettings?: DNSSettings;
   localPath?: LocalPathDirs;
   private pressure?: PressureState;
@@ -227,8 +228,14 @@ export class NodeAgent {
     void this.syncCni().catch(() => undefined);
   }
 
+  /** single-flight: the first call and the periodic one must not set up the bridge, DNS and listeners twice */
+  private syncCni(): Promise<void> {
+    this.cniSync ??= this.syncCniOnce().finally(() => (this.cniSync = undefined));
+    return this.cniSync;
+  }
+
   /** the conflist follows the node's spec.podCIDR (set by the node IPAM controller after registration) */
-  private async syncCni(): Promise<void> {
+  private async syncCniOnce(): Promise<void> {
     const cidr = this.kubelet.podCIDR;
     if (!cidr || cidr === this.cniCIDR || this.opts.containerRuntimeEndpoint) return;
     // Service routing and DNS first: a sandbox started right after the conflist appears must already get them.
