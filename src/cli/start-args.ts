@@ -141,7 +141,7 @@ export function parseStartArgs(args: string[]): StartFlags | { exit: number } {
 }
 
 /** Replaces (or adds) a flag in an argv; value undefined for a boolean flag. */
-function setFlag(args: string[], flag: string, value: string | undefined): void {
+export function setFlag(args: string[], flag: string, value: string | undefined): void {
   const i = args.indexOf(flag);
   if (i >= 0) args.splice(i, value === undefined ? 1 : 2);
   args.push(flag, ...(value === undefined ? [] : [value]));

@@ -2,11 +2,12 @@
 // server.log), follows its phases, waits until the API and the nodes are Ready, and merges a kubeconfig context.
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
-import { choosePort, clusterInfo, contextName, isServerProcess, lastLines, portFree, writeState, type ClusterPaths, type ClusterState } from './clusters.js';
+import { choosePort, clusterInfo, contextName, isServerProcess, lastLines, listClusters, portFree, writeState, type ClusterPaths, type ClusterState } from './clusters.js';
 import { mergeKubeconfig, userKubeconfigPath } from './kubeconfig-merge.js';
 import { Progress } from './progress.js';
 import { restoreSnapshot } from './snapshot.js';
-import { parseStartArgs, serverArgsFor } from './start-args.js';
+import { parseStartArgs, serverArgsFor, setFlag } from './start-args.js';
+import { sideBySideArgs } from './start-network.js';
 import { argValue, waitReady } from './start-wait.js';
 import { missingImages, missingImagesReport, nodeImages, restoredImages } from './snapshot-images.js';
 
@@ -57,6 +58,11 @@ export async function startCommand(args: string[]): Promise<number> {
   }
   port ??= await choosePort(flags.name);
   const serverArgs = serverArgsFor(flags, info.state?.serverArgs ?? [], { isRoot: process.getuid?.() === 0, note: (l) => console.error(`note: ${l}`) });
+  // another cluster's bridge, ranges or ingress ports (defaults included): this one takes a free slot of its own
+  const others = listClusters().filter((c) => c.paths.name !== flags.name).map((c) => c.state?.serverArgs ?? []);
+  const own = sideBySideArgs(serverArgs, others, flags.passThrough);
+  for (let i = 0; i < own.length; i += 2) setFlag(serverArgs, own[i]!, own[i + 1]);
+  if (own.length) console.error(`note: other clusters use this network; "${flags.name}" gets its own: ${own.join(' ')}`);
   if (!serverArgs.includes('--disable-agent') && !serverArgs.includes('--container-runtime-endpoint')) {
     const { checkNodePrerequisites } = await import('../runtime/prerequisites.js');
     const pre = checkNodePrerequisites();
