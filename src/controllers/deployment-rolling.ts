@@ -39,6 +39,9 @@ async function cleanupUnhealthy(env: DeployEnv, d: Deployment, oldRSs: RS[], max
     const available = rs.status?.availableReplicas ?? 0;
     if (replicasOf(rs) === 0 || replicasOf(rs) === available) continue;
     const n = Math.min(maxCleanup - total, replicasOf(rs) - available);
+    // a status not yet caught up with a scale-down (more available than wanted) must not scale it back up: kube
+    // fails this sync and retries
+    if (n < 0) throw new Error(`when cleaning up unhealthy replicas, got invalid request to scale down ${rs.metadata.namespace}/${rs.metadata.name} ${replicasOf(rs)} -> ${replicasOf(rs) - n}`);
     oldRSs[i] = (await scaleRSAndRecord(env, rs, replicasOf(rs) - n, d)).rs;
     total += n;
   }
