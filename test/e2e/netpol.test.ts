@@ -79,7 +79,7 @@ let lastLookup = '';
 async function resolves(ns: string, pod: string, name: string): Promise<boolean> {
   const r = await k.run(['exec', '-n', ns, pod, '--', 'timeout', '3', 'nslookup', name, gateway]);
   lastLookup = `${pod}: exit ${r.code}: ${r.stdout} ${r.stderr}`;
-  return r.code === 0 && /Address:?\s+10\.43\./.test(r.stdout.split(/Name:/).slice(1).join(''));
+  return r.code === 0 && /Address:?\s+10\.147\./.test(r.stdout.split(/Name:/).slice(1).join(''));
 }
 
 /** waits until `fn` gives `expected` (rules land within ~100 ms, but a blocked attempt takes its full 2 s) */

@@ -142,9 +142,9 @@ test('cluster DNS answers in pods: search path, Services in any namespace, NXDOM
   assert.match(resolv, /^options ndots:5$/m);
   const lookup = await k.run(['exec', 'hello', '--', 'nslookup', 'kubernetes.default.svc.cluster.local']);
   assert.equal(lookup.code, 0, lookup.stderr + lookup.stdout);
-  assert.match(lookup.stdout, /10\.43\.0\.1\b/);
+  assert.match(lookup.stdout, /10\.144\.0\.1\b/);
   const dns = await k.ok(['exec', 'hello', '--', 'nslookup', 'kube-dns.kube-system.svc.cluster.local']);
-  assert.match(dns, /10\.43\.0\.10\b/);
+  assert.match(dns, /10\.144\.0\.10\b/);
   const missing = await k.run(['exec', 'hello', '--', 'nslookup', 'nope.default.svc.cluster.local']);
   assert.notEqual(missing.code, 0);
   assert.match(missing.stdout + missing.stderr, /NXDOMAIN|can't find/);
@@ -160,7 +160,7 @@ test('a Service routes a pod to a busybox httpd by DNS name (service proxy, clus
   await k.ok(['wait', '--for=condition=Ready', 'pod/svc-backend', '--timeout=60s']);
   uids.set('svc-backend', (await podJson('svc-backend')).metadata.uid);
   // pods ask the kube-dns Service IP, which only works through the service proxy
-  assert.match(await k.ok(['exec', 'hello', '--', 'cat', '/etc/resolv.conf']), /^nameserver 10\.43\.0\.10$/m);
+  assert.match(await k.ok(['exec', 'hello', '--', 'cat', '/etc/resolv.conf']), /^nameserver 10\.144\.0\.10$/m);
   const body = await until(async () => {
     const r = await k.run(['exec', 'hello', '--', 'timeout', '3', 'wget', '-qO-', 'http://backend.default.svc.cluster.local']);
     return r.code === 0 && r.stdout.trim() === 'via-service' && r.stdout;
