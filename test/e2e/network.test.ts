@@ -5,14 +5,10 @@
 // and Service range, so it runs beside the other real-node tests.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { cleanupNodeNetwork } from '../../src/network/host-cleanup.js';
-import { removeNodeServiceProxyRules } from '../../src/network/service-proxy-node.js';
-import { k1sBin, kubectl, kubectlPath, removeDir, run, startServer, until, type K1sServer } from './harness.js';
+import { kubectl, kubectlPath, until, type K1sServer } from './harness.js';
+import { startRealNode, stopRealNode } from './real-node.js';
 
 const BUSYBOX = 'k1s.local/busybox:1.35';
 const BRIDGE = 'k1snet0';
@@ -75,11 +71,8 @@ function get(port: number, opts: { path?: string; host?: string } = {}): Promise
 }
 
 before(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'k1s-e2e-net-'));
-  server = await startServer({ dataDir, agent: true, extraArgs: NETWORK_ARGS });
+  ({ server, dataDir } = await startRealNode('net', NETWORK_ARGS));
   k = kubectl(server, '1.33');
-  const load = await run(process.execPath, [k1sBin, 'image', 'load', '--data-dir', dataDir, join(k1sBin, '..', '..', 'dist', 'images', 'busybox.tar')]);
-  assert.equal(load.code, 0, load.stderr);
   const client = {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -96,22 +89,7 @@ before(async () => {
   await k.ok(['wait', '--for=condition=Ready', 'pod', '-l', 'suite=net', '--timeout=90s'], { timeoutMs: 100_000 });
 });
 
-after(async () => {
-  try {
-    if (server) {
-      await k.run(['delete', 'pods,services,ingresses', '-l', 'suite=net', '--wait=true', '--timeout=60s'], { timeoutMs: 90_000 });
-      await until(async () => !existsSync(join(dataDir, 'agent', 'pods')) || readdirSync(join(dataDir, 'agent', 'pods')).length === 0, 'the kubelet to remove every pod', 60_000).catch(
-        (e) => console.error(String(e)),
-      );
-      await server.stop();
-    }
-  } finally {
-    await cleanupNodeNetwork({ ipamDataDir: join(dataDir, 'agent', 'cni', 'networks'), bridge: BRIDGE, networkName: `k1s-pod-network-${BRIDGE}` }).catch(() => undefined);
-    await removeNodeServiceProxyRules({ bridge: BRIDGE }).catch(() => undefined);
-    removeDir(dataDir);
-    console.log(`network e2e took ${Math.round((Date.now() - started) / 1000)} s`);
-  }
-});
+after(() => stopRealNode({ server, dataDir }, { bridge: BRIDGE, deletes: [['pods,services,ingresses', '-l', 'suite=net']], label: 'network', started }));
 
 test('a Service is reached by ClusterIP and by DNS name from another pod', async () => {
   const ip = (await k.ok(['get', 'service', 'web', '-o', 'jsonpath={.spec.clusterIP}'])).trim();

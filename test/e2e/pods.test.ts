@@ -4,12 +4,10 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanupNodeNetwork } from '../../src/network/host-cleanup.js';
-import { removeNodeServiceProxyRules } from '../../src/network/service-proxy-node.js';
-import { k1sBin, kubectl, startServer, kubectlPath, removeDir, run, until, type K1sServer } from './harness.js';
+import { kubectl, startServer, kubectlPath, until, type K1sServer } from './harness.js';
+import { startRealNode, stopRealNode } from './real-node.js';
 
 const BUSYBOX = 'k1s.local/busybox:1.35';
 // its own pod network, so other real-node tests (and a developer's cluster) on this machine are left alone
@@ -57,30 +55,12 @@ function podNetns(uid: string): string[] {
 }
 
 before(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'k1s-e2e-pods-'));
-  use(await startServer({ dataDir, agent: true, extraArgs: NETWORK_ARGS }));
-  const load = await run(process.execPath, [k1sBin, 'image', 'load', '--data-dir', dataDir, join(k1sBin, '..', '..', 'dist', 'images', 'busybox.tar')]);
-  assert.equal(load.code, 0, load.stderr);
+  const node = await startRealNode('pods', NETWORK_ARGS);
+  dataDir = node.dataDir;
+  use(node.server);
 });
 
-after(async () => {
-  try {
-    if (server) {
-      // whatever a failed test left: delete it and let the kubelet tear it down before k1s stops (pods outlive
-      // `k1s server`, as they outlive k3s)
-      await k.run(['delete', 'deployments,pods,configmaps', '-l', 'suite=pods', '--wait=true', '--timeout=60s'], { timeoutMs: 90_000 });
-      await until(async () => !existsSync(join(dataDir, 'agent', 'pods')) || readdirSync(join(dataDir, 'agent', 'pods')).length === 0, 'the kubelet to remove every pod', 60_000).catch(
-        (e) => console.error(String(e)),
-      );
-      await server.stop();
-    }
-  } finally {
-    await cleanupNodeNetwork({ ipamDataDir: join(dataDir, 'agent', 'cni', 'networks'), bridge: BRIDGE, networkName: `k1s-pod-network-${BRIDGE}` }).catch(() => undefined);
-    await removeNodeServiceProxyRules({ bridge: BRIDGE }).catch(() => undefined);
-    removeDir(dataDir);
-    console.log(`pods e2e took ${Math.round((Date.now() - started) / 1000)} s`);
-  }
-});
+after(() => stopRealNode({ server, dataDir }, { bridge: BRIDGE, deletes: [['deployments,pods,configmaps', '-l', 'suite=pods']], label: 'pods', started }));
 
 test('a busybox pod runs with a pod-network IP (kubectl 1.33 and 1.27)', async () => {
   const t0 = performance.now();

@@ -4,12 +4,10 @@
 // its pod, expansion reaches the claim's status. Every pod is deleted and torn down by the kubelet before k1s stops.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanupNodeNetwork } from '../../src/network/host-cleanup.js';
-import { removeNodeServiceProxyRules } from '../../src/network/service-proxy-node.js';
-import { k1sBin, kubectl, startServer, removeDir, run, until, type K1sServer } from './harness.js';
+import { kubectl, until, type K1sServer } from './harness.js';
+import { startRealNode, stopRealNode } from './real-node.js';
 
 const BUSYBOX = 'k1s.local/busybox:1.35';
 // its own pod network, so other real-node tests on this machine are left alone
@@ -51,30 +49,11 @@ async function deletePodAndWait(name: string): Promise<void> {
 }
 
 before(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'k1s-e2e-storage-'));
-  server = await startServer({ dataDir, agent: true, extraArgs: NETWORK_ARGS });
+  ({ server, dataDir } = await startRealNode('storage', NETWORK_ARGS));
   k = kubectl(server, '1.33');
-  const load = await run(process.execPath, [k1sBin, 'image', 'load', '--data-dir', dataDir, join(k1sBin, '..', '..', 'dist', 'images', 'busybox.tar')]);
-  assert.equal(load.code, 0, load.stderr);
 });
 
-after(async () => {
-  try {
-    if (server) {
-      await k.run(['delete', 'statefulsets,pods', '-l', 'suite=storage', '--wait=true', '--timeout=60s'], { timeoutMs: 90_000 });
-      await k.run(['delete', 'pvc', '-l', 'suite=storage', '--wait=true', '--timeout=30s'], { timeoutMs: 40_000 });
-      await k.run(['delete', 'pv,storageclass', '-l', 'suite=storage', '--wait=true', '--timeout=30s'], { timeoutMs: 40_000 });
-      const pods = join(dataDir, 'agent', 'pods');
-      await until(async () => !existsSync(pods) || readdirSync(pods).length === 0, 'the kubelet to remove every pod', 60_000).catch((e) => console.error(String(e)));
-      await server.stop();
-    }
-  } finally {
-    await cleanupNodeNetwork({ ipamDataDir: join(dataDir, 'agent', 'cni', 'networks'), bridge: BRIDGE, networkName: `k1s-pod-network-${BRIDGE}` }).catch(() => undefined);
-    await removeNodeServiceProxyRules({ bridge: BRIDGE }).catch(() => undefined);
-    removeDir(dataDir);
-    console.log(`storage e2e took ${Math.round((Date.now() - started) / 1000)} s`);
-  }
-});
+after(() => stopRealNode({ server, dataDir }, { bridge: BRIDGE, deletes: [['statefulsets,pods', '-l', 'suite=storage'], ['pvc', '-l', 'suite=storage'], ['pv,storageclass', '-l', 'suite=storage']], label: 'storage', started }));
 
 let pvName = '';
 let pvDir = '';

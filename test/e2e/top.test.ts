@@ -4,13 +4,10 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:https';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import { cleanupNodeNetwork } from '../../src/network/host-cleanup.js';
-import { removeNodeServiceProxyRules } from '../../src/network/service-proxy-node.js';
-import { k1sBin, kubectl, startServer, removeDir, run, until, type K1sServer } from './harness.js';
+import { kubectl, until, type K1sServer } from './harness.js';
+import { startRealNode, stopRealNode } from './real-node.js';
 
 const BUSYBOX = 'k1s.local/busybox:1.35';
 const BRIDGE = 'k1stop0';
@@ -58,34 +55,16 @@ async function kubeletGet(path: string): Promise<{ code: number; type: string; b
 }
 
 before(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'k1s-e2e-top-'));
-  server = await startServer({ dataDir, agent: true, extraArgs: ARGS });
+  ({ server, dataDir } = await startRealNode('top', ARGS));
   k = kubectl(server, '1.33');
   k27 = kubectl(server, '1.27');
-  const load = await run(process.execPath, [k1sBin, 'image', 'load', '--data-dir', dataDir, join(k1sBin, '..', '..', 'dist', 'images', 'busybox.tar')]);
-  assert.equal(load.code, 0, load.stderr);
   // the burner also holds 16 MiB in tmpfs, so its working set is well above what kubectl rounds to 0Mi
   const pods = [pod('burner', 'dd if=/dev/zero of=/dev/shm/fill bs=1048576 count=16 2>/dev/null; while :; do :; done'), pod('idle', 'sleep 3600')];
   await k.ok(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: pods }) });
   await k.ok(['wait', '--for=jsonpath={.status.phase}=Running', 'pod/burner', 'pod/idle', '--timeout=60s']);
 });
 
-after(async () => {
-  try {
-    if (server) {
-      await k.run(['delete', 'pods', '-l', 'suite=top', '--wait=true', '--timeout=60s'], { timeoutMs: 90_000 });
-      await until(async () => !existsSync(join(dataDir, 'agent', 'pods')) || readdirSync(join(dataDir, 'agent', 'pods')).length === 0, 'the kubelet to remove every pod', 30_000).catch(
-        (e) => console.error(String(e)),
-      );
-      await server.stop();
-    }
-  } finally {
-    await cleanupNodeNetwork({ ipamDataDir: join(dataDir, 'agent', 'cni', 'networks'), bridge: BRIDGE, networkName: `k1s-pod-network-${BRIDGE}` }).catch(() => undefined);
-    await removeNodeServiceProxyRules({ bridge: BRIDGE }).catch(() => undefined);
-    removeDir(dataDir);
-    console.log(`top e2e took ${Math.round((Date.now() - started) / 1000)} s`);
-  }
-});
+after(() => stopRealNode({ server, dataDir }, { bridge: BRIDGE, deletes: [['pods', '-l', 'suite=top']], label: 'top', started }));
 
 test('the kubelet serves /metrics/resource and /stats/summary from CRI stats', async () => {
   const metrics = await kubeletGet('/metrics/resource');
