@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { median, pct, request, rssMiB, startServer, stop, wrkPodCreates, type Server } from './bench-server.js';
 import { benchScheduler } from './bench-scheduler.js';
+import { benchCli } from './bench-cli.js';
 import { benchNetwork } from './bench-network.js';
 import { benchNode } from './bench-node.js';
 
@@ -119,6 +120,11 @@ async function main(): Promise<void> {
   // K1S_BENCH_ONLY=scheduler runs just the scheduling figures
   if (process.env.K1S_BENCH_ONLY === 'node') {
     await benchNode(row);
+    console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
+    return;
+  }
+  if (process.env.K1S_BENCH_ONLY === 'cli') {
+    await benchCli(row);
     console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
     return;
   }
@@ -253,6 +259,7 @@ async function main(): Promise<void> {
   await benchScheduler(row);
   await benchNode(row);
   await benchNetwork(row);
+  await benchCli(row);
   console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
 }
 
