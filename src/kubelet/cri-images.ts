@@ -5,8 +5,8 @@ import type { Client } from '../client/types.js';
 import { StatusError } from '../machinery/errors.js';
 import { CriError, type CriClient } from '../runtime/cri-client.js';
 import type { AuthConfig, PodSandboxConfig } from '../runtime/cri-types.js';
-import { Backoff } from './backoff.js';
-import type { RuntimeFailure } from './runtime.js';
+import { Backoff, goDuration } from './backoff.js';
+import type { RuntimeEvent, RuntimeFailure } from './runtime.js';
 
 /** The registry host of an image reference (docker.io for Docker Hub short names). */
 export function registryHost(image: string): string {
@@ -69,13 +69,11 @@ export function imagePullBackoffKey(pod: Pod, image: string): string {
   return `${pod.metadata.uid}_${image}`;
 }
 
-/** ErrImagePull with the runtime's error, as the kubelet's status shows it. */
-export function pullFailure(image: string, err: string): RuntimeFailure {
-  return { reason: 'ErrImagePull', message: `Failed to pull image "${image}": ${err}` };
-}
+/** Go's codes.Code names, by gRPC status number */
+const GO_CODES = ['OK', 'Canceled', 'Unknown', 'InvalidArgument', 'DeadlineExceeded', 'NotFound', 'AlreadyExists', 'PermissionDenied', 'ResourceExhausted', 'FailedPrecondition', 'Aborted', 'OutOfRange', 'Unimplemented', 'Internal', 'Unavailable', 'DataLoss', 'Unauthenticated'];
 
 /** "rpc error: code = NotFound desc = …", as Go's gRPC errors print */
-export const rpcMessage = (e: unknown): string => (e instanceof CriError ? `rpc error: code = ${e.message.split(':')[1]?.trim() ?? e.code} desc = ${e.details}` : (e as Error).message);
+export const rpcMessage = (e: unknown): string => (e instanceof CriError ? `rpc error: code = ${GO_CODES[e.code] ?? `Code(${e.code})`} desc = ${e.details}` : (e as Error).message);
 
 export interface EnsuredImage {
   /** the image id (config digest) to create containers from */
@@ -84,44 +82,86 @@ export interface EnsuredImage {
   username?: string;
 }
 
-/** EnsureImageExists: the pull policy, pulls with the pod's credentials, and a back-off per pod and image. */
+/** the image manager's events (Pulling, Pulled, Failed, BackOff, ErrImageNeverPull) */
+export type ImageEventSink = (event: RuntimeEvent) => void;
+
+/** kube's default pull policy: Always for :latest or no tag (unless pinned by digest), else IfNotPresent */
+export function defaultPullPolicy(image: string): string {
+  const name = image.split('@')[0];
+  const tagless = !/:[^/]+$/.test(name) || name.endsWith(':latest');
+  return tagless && !image.includes('@') ? 'Always' : 'IfNotPresent';
+}
+
+/**
+ * EnsureImageExists: the pull policy, pulls with the pod's credentials, a back-off per pod and image, and the image
+ * manager's events with its messages. The waiting message of ImagePullBackOff carries the last pull error.
+ */
 export class ImagePuller {
   private readonly backoff = new Backoff({ initialMs: 10_000, maxMs: 300_000 });
   /** back-off key → when its last pull failed */
   private readonly failedAt = new Map<string, number>();
+  /** back-off key → "ErrImagePull: <message>" of its last failed pull */
+  private readonly lastError = new Map<string, string>();
 
   constructor(
     private readonly cri: CriClient,
     private readonly client: Client,
   ) {}
 
-  async ensure(pod: Pod, c: Container, sandboxConfig: () => PodSandboxConfig): Promise<EnsuredImage | RuntimeFailure> {
+  async ensure(pod: Pod, c: Container, sandboxConfig: () => PodSandboxConfig, emit: ImageEventSink = () => {}): Promise<EnsuredImage | RuntimeFailure> {
     const image = c.image ?? '';
-    const name = image.split('@')[0];
-    const tagless = !/:[^/]+$/.test(name) || name.endsWith(':latest');
-    const policy = c.imagePullPolicy ?? (tagless && !image.includes('@') ? 'Always' : 'IfNotPresent');
+    const policy = c.imagePullPolicy ?? defaultPullPolicy(image);
     const status = async () => (await this.cri.imageStatus({ image: { image } })).image;
     let img = await status();
-    if (!img || policy === 'Always') {
-      if (policy === 'Never') return { reason: 'ErrImageNeverPull', message: `Container image "${image}" is not present with pull policy of Never` };
+    if (img && policy !== 'Always') {
+      emit({ type: 'Normal', reason: 'Pulled', message: `Container image "${image}" already present on machine` });
+    } else {
+      if (policy === 'Never') {
+        const message = `Container image "${image}" is not present with pull policy of Never`;
+        emit({ type: 'Warning', reason: 'ErrImageNeverPull', message });
+        return { reason: 'ErrImageNeverPull', message };
+      }
       const key = imagePullBackoffKey(pod, image);
-      const now = Date.now();
       const failed = this.failedAt.get(key);
-      if (failed !== undefined && this.backoff.isInBackOffSince(key, failed)) return { reason: 'ImagePullBackOff', message: `Back-off pulling image "${image}"` };
+      if (failed !== undefined && this.backoff.isInBackOffSince(key, failed)) {
+        const message = `Back-off pulling image "${image}"`;
+        emit({ type: 'Normal', reason: 'BackOff', message });
+        const prev = this.lastError.get(key);
+        return { reason: 'ImagePullBackOff', message: prev ? `${message}: ${prev}` : message };
+      }
+      this.lastError.delete(key);
+      emit({ type: 'Normal', reason: 'Pulling', message: `Pulling image "${image}"` });
+      const started = Date.now();
       try {
         const auth = await imagePullAuth(this.client, pod, image);
         await this.cri.pullImage({ image: { image }, auth, sandbox_config: sandboxConfig() });
+        // pulls are not queued here (kube's parallel puller): the pull took as long as the wait for it
+        const took = goDuration(Date.now() - started);
+        img = await status();
+        const size = img ? String(img.size ?? 0) : '0';
+        emit({ type: 'Normal', reason: 'Pulled', message: `Successfully pulled image "${image}" in ${took} (${took} including waiting). Image size: ${size} bytes.` });
         this.backoff.reset(key);
         this.failedAt.delete(key);
-        img = await status();
       } catch (e) {
+        const now = Date.now();
+        const err = rpcMessage(e);
+        emit({ type: 'Warning', reason: 'Failed', message: `Failed to pull image "${image}": ${err}` });
         this.backoff.next(key, now);
         this.failedAt.set(key, now);
-        return pullFailure(image, rpcMessage(e));
+        const failure = evalPullError(image, err);
+        this.lastError.set(key, `${failure.reason}: ${failure.message}`);
+        return failure;
       }
       if (!img) return { reason: 'ErrImagePull', message: `image "${image}" is not present after pulling it` };
     }
     const uid = img.uid?.value;
     return { ref: img.id, uid: uid !== undefined && uid !== null ? Number(uid) : undefined, username: img.username || undefined };
   }
+}
+
+/** evalCRIPullErr: a runtime's "RegistryUnavailable: …" becomes its own reason; anything else is ErrImagePull. */
+export function evalPullError(image: string, err: string): RuntimeFailure {
+  const m = /^(?:rpc error: code = \w+ desc = )?RegistryUnavailable(.*)$/s.exec(err);
+  if (m) return { reason: 'RegistryUnavailable', message: `image pull failed for ${image} because the registry is unavailable${m[1]}` };
+  return { reason: 'ErrImagePull', message: err };
 }

@@ -17,7 +17,7 @@ import { containerConfig, containerMounts, prepareContainerLogDir } from './cri-
 import { podSandboxConfig } from './cri-sandbox-config.js';
 import { podDNSConfig, type DNSSettings } from './dns-config.js';
 import { computeQOS, ensurePodCgroup, podCgroupParent, removePodCgroup } from './qos-cgroups.js';
-import type { PodRuntime, ProbeKind, ProbeResult, RuntimeFailure, RuntimePodStatus } from './runtime.js';
+import type { PodRuntime, ProbeKind, ProbeResult, RuntimeEvent, RuntimeEventListener, RuntimeFailure, RuntimePodStatus } from './runtime.js';
 import { clientSourceContext } from './volume-sources.js';
 import { clientClaimSource } from './volume-pvc.js';
 import { PodVolumes, type VolumeMountSource } from './volumes.js';
@@ -53,6 +53,7 @@ export class CriRuntime implements PodRuntime {
   readonly state: CriPodState;
   private versionString = 'containerd://unknown';
   private readonly listeners: ((uid: string) => void)[] = [];
+  private readonly eventListeners: RuntimeEventListener[] = [];
   private readonly pods = new Map<string, Pod>();
   private readonly volumeMounts = new Map<string, Map<string, VolumeMountSource>>();
   private readonly volumes: PodVolumes;
@@ -98,6 +99,14 @@ export class CriRuntime implements PodRuntime {
 
   onPodEvent(listener: (uid: string) => void): void {
     this.listeners.push(listener);
+  }
+
+  onRuntimeEvent(listener: RuntimeEventListener): void {
+    this.eventListeners.push(listener);
+  }
+
+  private emit(pod: Pod, event: RuntimeEvent): void {
+    for (const l of this.eventListeners) l(pod, event);
   }
 
   /** PLEG relist: one at a time; a request during a relist runs one more right after. */
@@ -174,7 +183,7 @@ export class CriRuntime implements PodRuntime {
     const sb = this.state.get(uid)?.sandboxes[0];
     if (!sb?.ready) return { reason: 'CreateContainerError', message: 'pod sandbox is not ready' };
     try {
-      const img = await this.images.ensure(pod, c, () => this.sandboxConfig(pod, sb.attempt));
+      const img = await this.images.ensure(pod, c, () => this.sandboxConfig(pod, sb.attempt), (e) => this.emit(pod, e));
       if ('reason' in img) return img;
       const ctx = clientSourceContext(this.opts.client, { nodeAllocatable: this.opts.nodeAllocatable, hostIPs: this.opts.hostIPs });
       const env = await resolveContainerEnv(ctx, pod, c, { podIPs: sb.ips });
@@ -186,6 +195,7 @@ export class CriRuntime implements PodRuntime {
         this.volumeMounts.set(uid, (vols = set.mounts));
       }
       const dns = this.opts.dns();
+      const target = (c as { targetContainerName?: string }).targetContainerName;
       const mounts = await containerMounts(pod, c, vols, { podDir: this.volumes.podDir(uid), env: env.env, podIPs: sb.ips, clusterDomain: dns.clusterDomain });
       if ('failure' in mounts) return mounts.failure;
       const built = containerConfig(pod, c, {
@@ -196,8 +206,11 @@ export class CriRuntime implements PodRuntime {
         imageUser: { uid: img.uid, username: img.username },
         memoryCapacity: this.opts.memoryCapacityBytes,
         seccompProfileRoot: path.join(this.opts.rootDir, 'seccomp'),
+        // an ephemeral container with a target joins that container's process namespace (CRI NamespaceMode TARGET)
+        targetContainerId: target ? this.newest(uid, target)?.criId : undefined,
       });
       if ('failure' in built) return built.failure;
+
       const sandboxConfig = this.sandboxConfig(pod, sb.attempt);
       await prepareContainerLogDir(sandboxConfig.log_directory!, c.name ?? '');
       let id: string;
@@ -206,17 +219,24 @@ export class CriRuntime implements PodRuntime {
       } catch (e) {
         return { reason: 'CreateContainerError', message: rpcMessage(e) };
       }
+      this.emit(pod, { type: 'Normal', reason: 'Created', message: `Created container: ${c.name ?? ''}` });
       try {
         await this.cri.startContainer({ container_id: id });
       } catch (e) {
         return { reason: 'RunContainerError', message: rpcMessage(e) };
       }
+      this.emit(pod, { type: 'Normal', reason: 'Started', message: `Started container ${c.name ?? ''}` });
       const postStart = c.lifecycle?.postStart;
       if (postStart) {
         const msg = await runLifecycleHook({ cri: this.cri, pod, container: c, containerId: id, podIP: sb.ips[0] ?? this.opts.hostIPs[0], timeoutSeconds: 30 }, postStart);
         if (msg) {
-          this.log(`k1s: kubelet: FailedPostStartHook: ${msg}`);
-          await this.cri.stopContainer({ container_id: id, timeout: pod.spec?.terminationGracePeriodSeconds ?? 30 }).catch(() => undefined);
+          // kube: the event, then killContainer with the message "FailedPostStartHook" (preStop still runs)
+          this.emit(pod, { type: 'Warning', reason: 'FailedPostStartHook', message: msg });
+          await this.relist().catch(() => undefined);
+          const inst = this.state.get(uid)?.containers.find((x) => x.criId === id);
+          const grace = pod.metadata.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
+          if (inst) await this.stopInstance(pod, inst, c, grace, { message: 'FailedPostStartHook' });
+          else await this.cri.stopContainer({ container_id: id, timeout: grace }).catch(() => undefined);
           return { reason: 'PostStartHookError', message: msg };
         }
       }
@@ -240,8 +260,12 @@ export class CriRuntime implements PodRuntime {
     return this.stopInstance(pod, inst, spec, opts.gracePeriodSeconds);
   }
 
+  private ephemeralSpec(pod: Pod | undefined, name: string): Container | undefined {
+    return (pod?.spec?.ephemeralContainers ?? []).find((c) => c.name === name) as Container | undefined;
+  }
+
   /** preStop within the grace period, then StopContainer with what is left of it; a shorter grace shortens it. */
-  private stopInstance(pod: Pod | undefined, inst: ContainerInfo, spec: Container | undefined, graceSeconds: number): Promise<void> {
+  private stopInstance(pod: Pod | undefined, inst: ContainerInfo, spec: Container | undefined, graceSeconds: number, opts: { message?: string } = {}): Promise<void> {
     const grace = Math.max(0, graceSeconds);
     const deadline = Date.now() + grace * 1000;
     const pending = this.stopping.get(inst.criId);
@@ -252,13 +276,17 @@ export class CriRuntime implements PodRuntime {
       return pending.done;
     }
     const entry = { deadline, done: Promise.resolve() };
+    if (pod && opts.message) this.emit(pod, { type: 'Normal', reason: 'Killing', message: opts.message });
     entry.done = (async () => {
       const preStop = spec?.lifecycle?.preStop;
       if (pod && preStop && grace > 0 && inst.state === 'running') {
         const ip = this.state.get(inst.uid)?.sandboxes[0]?.ips[0] ?? this.opts.hostIPs[0];
         const hook = runLifecycleHook({ cri: this.cri, pod, container: spec!, containerId: inst.criId, podIP: ip, timeoutSeconds: grace }, preStop);
         const msg = await withDeadline(hook, grace, undefined);
-        if (msg) this.log(`k1s: kubelet: FailedPreStopHook: ${msg}`);
+        if (msg) {
+          this.log(`k1s: kubelet: FailedPreStopHook: ${msg}`);
+          this.emit(pod, { type: 'Warning', reason: 'FailedPreStopHook', message: 'PreStopHook failed' });
+        }
       }
       const left = Math.max(0, Math.ceil((entry.deadline - Date.now()) / 1000));
       await this.cri.stopContainer({ container_id: inst.criId, timeout: left }).catch((e) => {
@@ -272,7 +300,7 @@ export class CriRuntime implements PodRuntime {
 
   private async stopAll(containers: ContainerInfo[], graceSeconds: number, pod?: Pod): Promise<void> {
     const live = containers.filter((c) => c.state === 'running' || c.state === 'created');
-    const specOf = (n: string) => [...(pod?.spec?.initContainers ?? []), ...(pod?.spec?.containers ?? [])].find((c) => c.name === n);
+    const specOf = (n: string) => [...(pod?.spec?.initContainers ?? []), ...(pod?.spec?.containers ?? [])].find((c) => c.name === n) ?? this.ephemeralSpec(pod, n);
     const sidecar = (n: string) => (pod?.spec?.initContainers ?? []).some((c) => c.name === n && c.restartPolicy === 'Always');
     // regular containers first, sidecars after them (1.33 ordered termination)
     await Promise.all(live.filter((c) => !sidecar(c.name)).map((c) => this.stopInstance(pod, c, specOf(c.name), graceSeconds)));

@@ -64,6 +64,7 @@ export class Kubelet {
     this.recorder = new EventRecorder(opts.client, 'kubelet', opts.nodeName, this.log, this.now);
     this.backoff = new Backoff({ initialMs: opts.backoff?.initialMs ?? 10_000, maxMs: opts.backoff?.maxMs ?? 300_000, now: this.now });
     opts.runtime.onPodEvent((uid) => this.workers.get(uid)?.kick());
+    opts.runtime.onRuntimeEvent((pod, e) => this.recorder.event(pod, e.type, e.reason, e.message));
   }
 
   get nodeName(): string {

@@ -168,6 +168,9 @@ export function generatePodStatus(input: PodStatusInput): PodStatus {
   const initStatuses = pod.spec?.initContainers?.length
     ? convertContainerStatuses({ ...base, previous: old.initContainerStatuses ?? [], containers: pod.spec.initContainers, isInit: true })
     : undefined;
+  const ephemeralStatuses = pod.spec?.ephemeralContainers?.length
+    ? ephemeralContainerStatuses(convertContainerStatuses({ ...base, previous: old.ephemeralContainerStatuses ?? [], containers: pod.spec.ephemeralContainers.map((c) => ({ ...c, restartPolicy: 'Never' })), isInit: false }))
+    : undefined;
   const all = [...containerStatuses, ...(initStatuses ?? [])];
   const hasInitialized = (runtime?.containers ?? []).some((r) => (pod.spec?.containers ?? []).some((c) => c.name === r.name));
   let phase = podPhase(pod, all, { podIsTerminal: input.podIsTerminal, podHasInitialized: hasInitialized });
@@ -215,7 +218,13 @@ export function generatePodStatus(input: PodStatusInput): PodStatus {
   if (initStatuses) s.initContainerStatuses = initStatuses;
   s.containerStatuses = containerStatuses;
   s.qosClass = apiStatus.qosClass ?? computeQOS(pod);
+  if (ephemeralStatuses) s.ephemeralContainerStatuses = ephemeralStatuses;
   return withStatusManagerTimes(s, old, input.now);
+}
+
+/** Ephemeral containers have no probes: never ready, and the prober manager gives them no `started`. */
+function ephemeralContainerStatuses(list: ContainerStatus[]): ContainerStatus[] {
+  return list.map(({ started: _s, allocatedResources: _a, resources: _r, volumeMounts, ...rest }) => ({ ...rest, ready: false, ...(volumeMounts ? { volumeMounts } : {}) }) as ContainerStatus);
 }
 
 /** The status manager: a condition keeps its lastTransitionTime while its status is unchanged; startTime is set
@@ -237,5 +246,6 @@ export function withStatusManagerTimes(s: PodStatus, old: PodStatus, now: number
   if (s.initContainerStatuses) out.initContainerStatuses = s.initContainerStatuses;
   out.containerStatuses = s.containerStatuses;
   out.qosClass = s.qosClass;
+  if (s.ephemeralContainerStatuses) out.ephemeralContainerStatuses = s.ephemeralContainerStatuses;
   return out;
 }

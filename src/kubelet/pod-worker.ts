@@ -25,6 +25,34 @@ export interface PodWorkerContext {
   retryMs?: number;
 }
 
+/** image manager errors whose text is their name (ErrImagePull = errors.New("ErrImagePull")) */
+const IMAGE_ERRORS = new Set(['ErrImagePull', 'ImagePullBackOff', 'ErrImageNeverPull', 'RegistryUnavailable', 'InvalidImageName', 'ImageInspectError']);
+
+/**
+ * kuberuntime's startContainer records "Failed" with "Error: <err>" for image, config, create and start failures;
+ * the image manager's errors print as their name, and a failed postStart hook has its own event (FailedPostStartHook).
+ */
+export function startFailureEvent(f: { reason: string; message: string }): string | undefined {
+  if (f.reason === 'PostStartHookError') return undefined;
+  return `Error: ${IMAGE_ERRORS.has(f.reason) ? f.reason : f.message}`;
+}
+
+function statusOnlyChange(a: Pod, b: Pod): boolean {
+  const meta = (p: Pod) => {
+    const { resourceVersion: _rv, managedFields: _mf, ...rest } = p.metadata as Record<string, unknown>;
+    return rest;
+  };
+  return deepEqual(a.spec, b.spec) && deepEqual(meta(a), meta(b));
+}
+
+/** kube's HandlePodReconcile: a status update that changes a readiness gate's condition re-syncs the pod */
+function readinessGatesChanged(a: Pod, b: Pod): boolean {
+  const gates = new Set((b.spec?.readinessGates ?? []).map((g) => g.conditionType));
+  if (!gates.size) return false;
+  const of = (p: Pod) => (p.status?.conditions ?? []).filter((c) => gates.has(c.type)).map((c) => `${c.type}=${c.status}`).sort().join(',');
+  return of(a) !== of(b);
+}
+
 const isTerminalPhase = (p?: string) => p === 'Succeeded' || p === 'Failed';
 /** format.Pod: name_namespace(uid) */
 const podDesc = (pod: Pod) => `${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`;
@@ -65,9 +93,12 @@ export class PodWorker {
     return this.pod.metadata.uid!;
   }
 
+  /** a new version of the pod from the API; only a change of spec or metadata asks for a sync (kube's pod config
+   *  ignores status-only updates, so the kubelet's own status writes do not resync the pod) */
   update(pod: Pod): void {
+    const before = this.pod;
     this.pod = pod;
-    this.kick();
+    if (!statusOnlyChange(before, pod) || readinessGatesChanged(before, pod)) this.kick();
   }
 
   /** asks for a sync; syncs never overlap, and one requested during a sync runs right after it */
@@ -193,6 +224,11 @@ export class PodWorker {
   /** computePodActions + the start loop: init containers one by one, then every regular container */
   private async startContainers(pod: Pod, rs: RuntimePodStatus | undefined): Promise<void> {
     const policy = pod.spec?.restartPolicy ?? 'Always';
+    // ephemeral containers start once, before init containers (so they can debug a pod stuck initialising), and
+    // are never restarted
+    for (const c of pod.spec?.ephemeralContainers ?? []) {
+      if (!this.latest(rs, c.name ?? '')) await this.start(pod, c, undefined);
+    }
     for (const c of pod.spec?.initContainers ?? []) {
       const last = this.latest(rs, c.name ?? '');
       if (isRestartableInit(c)) {
@@ -236,17 +272,15 @@ export class PodWorker {
       }
       this.ctx.backoff.next(key, finished);
     }
-    this.ctx.recorder.event(pod, 'Normal', 'Pulled', `Container image "${c.image ?? ''}" already present on machine`);
     const failure = await this.ctx.runtime.startContainer(pod, c, { attempt: last ? last.attempt + 1 : 0 });
     if (failure) {
       this.waiting.set(name, failure);
-      this.ctx.recorder.event(pod, 'Warning', 'Failed', `Error: ${failure.message}`);
+      const event = startFailureEvent(failure);
+      if (event) this.ctx.recorder.event(pod, 'Warning', 'Failed', event);
       this.after(this.ctx.retryMs ?? 1000);
       return false;
     }
     this.waiting.delete(name);
-    this.ctx.recorder.event(pod, 'Normal', 'Created', `Created container: ${name}`);
-    this.ctx.recorder.event(pod, 'Normal', 'Started', `Started container ${name}`);
     return true;
   }
 

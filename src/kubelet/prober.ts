@@ -1,6 +1,7 @@
-// Readiness and startup probes of one pod (the kubelet's prober workers): each running container instance with a
-// probe is probed first after initialDelaySeconds, then every periodSeconds; success/failure thresholds flip the
-// result, and a flip asks the pod worker for a new status.
+// Readiness, liveness and startup probes of one pod (the kubelet's prober workers): each running container instance
+// with a probe is probed first after initialDelaySeconds, then every periodSeconds; success/failure thresholds flip
+// the result, and a flip asks the pod worker for a new status. While a startup probe has not succeeded the other
+// probes of that container are skipped (not run, no result), as kube's doProbe does.
 import type { Container, Pod, Probe } from '../api/core-pod-types.js';
 import type { ProbeVerdict } from './container-status.js';
 import type { PodRuntime, ProbeKind, RuntimePodStatus } from './runtime.js';
@@ -47,8 +48,8 @@ export class PodProber {
       const states: ProbeState[] = [];
       this.byInstance.set(inst.id, states);
       const started = inst.startedAt ?? inst.createdAt;
-      if (c.readinessProbe) states.push(this.schedule(pod, c, 'readiness', c.readinessProbe, started));
-      if (c.startupProbe) states.push(this.schedule(pod, c, 'startup', c.startupProbe, started));
+      if (c.startupProbe) states.push(this.schedule(pod, c, 'startup', c.startupProbe, started, states));
+      if (c.readinessProbe) states.push(this.schedule(pod, c, 'readiness', c.readinessProbe, started, states));
       if (c.livenessProbe && this.opts.onLivenessFailure) states.push(this.schedule(pod, c, 'liveness', c.livenessProbe, started, states));
     }
     for (const [id, states] of [...this.byInstance]) {
@@ -78,15 +79,15 @@ export class PodProber {
     this.byInstance.clear();
   }
 
-  private schedule(pod: Pod, c: Container, kind: ProbeKind, probe: Probe, startedAt: number, siblings?: ProbeState[]): ProbeState {
+  private schedule(pod: Pod, c: Container, kind: ProbeKind, probe: Probe, startedAt: number, siblings: ProbeState[]): ProbeState {
     const state: ProbeState = { kind, successes: 0, failures: 0 };
     const now = (this.opts.now ?? Date.now)();
     const first = Math.max(0, startedAt + (probe.initialDelaySeconds ?? 0) * 1000 - now);
     const run = async () => {
       if (this.stopped) return;
-      // liveness waits for the startup probe to succeed (kube's prober workers skip until started)
-      const startup = siblings?.find((s) => s.kind === 'startup');
-      if (kind === 'liveness' && startup && startup.result !== true) {
+      // readiness and liveness wait for the startup probe to succeed (kube's prober workers skip until started)
+      const startup = siblings.find((s) => s.kind === 'startup');
+      if (kind !== 'startup' && startup && startup.result !== true) {
         state.timer = setTimeout(run, (probe.periodSeconds ?? 10) * 1000);
         state.timer.unref?.();
         return;

@@ -41,6 +41,15 @@ export interface RuntimeFailure {
   message: string;
 }
 
+/** An event the runtime records about a pod (image pulls, lifecycle hooks), as kuberuntime records them. */
+export interface RuntimeEvent {
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+}
+
+export type RuntimeEventListener = (pod: Pod, event: RuntimeEvent) => void;
+
 export type ProbeKind = 'readiness' | 'liveness' | 'startup';
 export type ProbeResult = 'success' | 'failure';
 
@@ -62,6 +71,8 @@ export interface PodRuntime {
   removePod(uid: string): void;
   /** PLEG events: called with a pod uid whenever one of its containers changes state */
   onPodEvent(listener: (uid: string) => void): void;
+  /** events about a pod's containers that only the runtime sees (Pulling, Pulled, FailedPostStartHook, …) */
+  onRuntimeEvent(listener: RuntimeEventListener): void;
   /** e.g. "containerd://1.7.27" for nodeInfo.containerRuntimeVersion */
   readonly version: string;
   close(): void;

@@ -2,7 +2,7 @@
 // do what sim-stages.ts declares (exit after a while with a code, stop slowly, stay unready). No processes exist.
 import { createHash } from 'node:crypto';
 import type { Container, Pod } from '../api/core-pod-types.js';
-import type { PodRuntime, ProbeResult, RuntimeContainer, RuntimeFailure, RuntimePodStatus } from './runtime.js';
+import type { PodRuntime, ProbeResult, RuntimeContainer, RuntimeEventListener, RuntimeFailure, RuntimePodStatus } from './runtime.js';
 import { defaultSimRules, simBehaviour, type SimRule } from './sim-stages.js';
 
 interface SimContainer extends RuntimeContainer {
@@ -30,6 +30,7 @@ export class SimRuntime implements PodRuntime {
   readonly version = 'k1s-sim://0.1.0';
   private readonly pods = new Map<string, SimSandbox>();
   private readonly listeners: ((uid: string) => void)[] = [];
+  private readonly eventListeners: RuntimeEventListener[] = [];
   private readonly now: () => number;
   private closed = false;
 
@@ -39,6 +40,10 @@ export class SimRuntime implements PodRuntime {
 
   onPodEvent(listener: (uid: string) => void): void {
     this.listeners.push(listener);
+  }
+
+  onRuntimeEvent(listener: RuntimeEventListener): void {
+    this.eventListeners.push(listener);
   }
 
   async ensureSandbox(pod: Pod): Promise<{ ips: string[] } | RuntimeFailure> {
@@ -61,6 +66,13 @@ export class SimRuntime implements PodRuntime {
   async startContainer(pod: Pod, c: Container, opts: { attempt: number }): Promise<RuntimeFailure | undefined> {
     const sb = this.pods.get(pod.metadata.uid!);
     if (!sb?.ready) return { reason: 'CreateContainerError', message: 'pod sandbox is not ready' };
+    // a simulated node has every image; creating and starting never fail
+    const emit = (reason: string, message: string) => {
+      for (const l of this.eventListeners) l(pod, { type: 'Normal', reason, message });
+    };
+    emit('Pulled', `Container image "${c.image ?? ''}" already present on machine`);
+    emit('Created', `Created container: ${c.name ?? ''}`);
+    emit('Started', `Started container ${c.name ?? ''}`);
     const b = simBehaviour(pod, c, this.opts.rules ?? defaultSimRules);
     const t = this.now();
     const image = normalizeImage(c.image ?? '');
