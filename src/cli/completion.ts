@@ -25,17 +25,17 @@ export const COMMAND_SPECS: Record<string, CommandSpec> = {
   server: {
     flags: [
       '--data-dir', '--https-listen-port', '--bind-address', '--write-kubeconfig', '--disable-agent', '--node-name',
-      '--container-runtime-endpoint', '--pause-image', '--kubelet-port', '--cni-bridge', '--ingress-http-port',
+      '--container-runtime-endpoint', '--pause-image', '--kubelet-port', '--cni-bridge', '--cni-bin-dir', '--ingress-http-port',
       '--ingress-https-port', '--disable-ingress', '--disable-servicelb', '--disable-controller-manager',
       '--disable-scheduler', '--cluster-cidr', '--service-cidr', '--simulated-nodes', '--simulated-node-cpu', '--simulated-node-memory',
       '--simulated-node-pods', ...HELP,
     ],
     valueFlags: [
       '--data-dir', '--https-listen-port', '--bind-address', '--write-kubeconfig', '--node-name', '--container-runtime-endpoint',
-      '--pause-image', '--kubelet-port', '--cni-bridge', '--ingress-http-port', '--ingress-https-port', '--cluster-cidr',
+      '--pause-image', '--kubelet-port', '--cni-bridge', '--cni-bin-dir', '--ingress-http-port', '--ingress-https-port', '--cluster-cidr',
       '--service-cidr', '--simulated-nodes', '--simulated-node-cpu', '--simulated-node-memory', '--simulated-node-pods',
     ],
-    fileFlags: ['--data-dir', '--write-kubeconfig'],
+    fileFlags: ['--data-dir', '--write-kubeconfig', '--cni-bin-dir'],
   },
   node: {
     flags: ['--simulated', '--cpu', '--memory', '--pods', '--zone', '--kubeconfig', '--context', ...HELP],
@@ -52,15 +52,15 @@ export const COMMAND_SPECS: Record<string, CommandSpec> = {
   },
   start: {
     flags: [
-      ...NAME, '--simulated-nodes', '--no-kubelet', '--port', '--wait', '--from-snapshot', '--no-switch-context', '--cni-bridge',
+      ...NAME, '--simulated-nodes', '--no-kubelet', '--port', '--wait', '--from-snapshot', '--no-switch-context', '--cni-bridge', '--cni-bin-dir',
       '--cluster-cidr', '--service-cidr', '--ingress-http-port', '--ingress-https-port', '--kubelet-port', '--node-name', '--disable-ingress',
       '--disable-servicelb', ...HELP,
     ],
     valueFlags: [
-      ...NAME, '--simulated-nodes', '--port', '--wait', '--from-snapshot', '--cni-bridge', '--cluster-cidr', '--service-cidr', '--ingress-http-port',
+      ...NAME, '--simulated-nodes', '--port', '--wait', '--from-snapshot', '--cni-bridge', '--cni-bin-dir', '--cluster-cidr', '--service-cidr', '--ingress-http-port',
       '--ingress-https-port', '--kubelet-port', '--node-name',
     ],
-    fileFlags: ['--from-snapshot'],
+    fileFlags: ['--from-snapshot', '--cni-bin-dir'],
     cluster: true,
   },
   stop: { flags: [...NAME, '--timeout', '--keep-pods', ...HELP], valueFlags: [...NAME, '--timeout'], cluster: true },

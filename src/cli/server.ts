@@ -1,6 +1,6 @@
 // `k1s server`: runs the cluster in the foreground until SIGTERM/SIGINT.
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Cluster } from '../cluster/cluster.js';
 import { Quantity } from '../machinery/quantity.js';
@@ -16,6 +16,7 @@ Examples:
   sudo k1s server                                  # a real node as root: API on https://127.0.0.1:6443
   k1s server --disable-agent --simulated-nodes 3   # no root, no containerd: API, controllers, 3 simulated nodes
   k1s server --data-dir /tmp/k1s --https-listen-port 0 --write-kubeconfig /tmp/k1s/kubeconfig
+  sudo k1s server --cni-bin-dir /opt/cni/bin       # CNI plugins installed somewhere else
 
 Flags:
   --data-dir DIR             where state, certificates and keys live (default ~/.k1s, /var/lib/k1s as root)
@@ -29,6 +30,8 @@ Flags:
   --kubelet-port PORT        the kubelet API port (default 10250; a free port when it is taken)
   --cni-bridge NAME          the pod network's bridge (default cni0; clusters side by side need their own, with
                              their own --cluster-cidr)
+  --cni-bin-dir DIR          where k1s' containerd finds the CNI plugins (default /usr/lib/cni, else /opt/cni/bin;
+                             an existing runtime from --container-runtime-endpoint keeps its own setting)
   --ingress-http-port PORT   host port of the built-in ingress controller (default 80)
   --ingress-https-port PORT  its HTTPS port (default 443)
   --disable-ingress          do not run the built-in ingress controller
@@ -64,6 +67,7 @@ export async function serverCommand(args: string[]): Promise<number> {
         'pause-image': { type: 'string' },
         'kubelet-port': { type: 'string' },
         'cni-bridge': { type: 'string' },
+        'cni-bin-dir': { type: 'string' },
         'service-cidr': { type: 'string' },
         'ingress-http-port': { type: 'string' },
         'ingress-https-port': { type: 'string' },
@@ -146,6 +150,7 @@ export async function serverCommand(args: string[]): Promise<number> {
         pauseImage: values['pause-image'],
         kubeletPort: ports['kubelet-port'],
         bridge: values['cni-bridge'],
+        cniBinDir: values['cni-bin-dir'] === undefined ? undefined : resolve(values['cni-bin-dir']),
       },
       network: {
         ingressHttpPort: ports['ingress-http-port'],

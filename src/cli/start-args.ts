@@ -1,6 +1,7 @@
 // `k1s start`'s flags: its own (name, wait, snapshot, context) and the node/network flags it passes through to
 // `k1s server`. Passed-through flags are kept in the cluster's state, so a plain `k1s start NAME` resumes with them.
 import { parseArgs } from 'node:util';
+import { resolve as resolvePath } from 'node:path';
 import { resolveName } from './clusters.js';
 import { parseDuration } from './stop.js';
 
@@ -31,6 +32,7 @@ Flags:
 
 Flags passed to k1s server (see k1s server --help), kept for later starts:
   --cni-bridge NAME        the pod network's bridge (default cni0)
+  --cni-bin-dir DIR        where the CNI plugins are (default /usr/lib/cni, else /opt/cni/bin)
   --cluster-cidr CIDR      the pod network (default 10.42.0.0/16)
   --service-cidr CIDR      the Service ClusterIP range (default 10.43.0.0/16)
   --ingress-http-port P    host port of the ingress controller (default 80)
@@ -46,6 +48,7 @@ Exit status: 0 ready (or already running), 1 failed to start (the last log lines
 /** server flags `k1s start` takes and passes on unchanged (with a value: true) */
 export const PASS_THROUGH: Record<string, { value: boolean; port?: boolean }> = {
   'cni-bridge': { value: true },
+  'cni-bin-dir': { value: true },
   'cluster-cidr': { value: true },
   'service-cidr': { value: true },
   'ingress-http-port': { value: true, port: true },
@@ -124,6 +127,11 @@ export function parseStartArgs(args: string[]): StartFlags | { exit: number } {
     if (spec.port) {
       const n = Number(v);
       if (!Number.isInteger(n) || n < 0 || n > 65535) return usage(`--${flag} must be a port number (0-65535), got "${v}"`);
+    }
+    // the server runs elsewhere (a daemon, later starts): a directory must not depend on this shell's cwd
+    if (flag === 'cni-bin-dir') {
+      passThrough.push(`--${flag}`, resolvePath(v as string));
+      continue;
     }
     if (flag.endsWith('-cidr') && !/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/.test(v as string)) return usage(`--${flag} must be an IPv4 CIDR such as 10.50.0.0/16, got "${v}"`);
     passThrough.push(`--${flag}`, ...(spec.value ? [v as string] : []));

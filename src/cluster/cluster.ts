@@ -47,7 +47,7 @@ export interface ClusterOptions {
   bookmarkIntervalMs?: number;
   /** run the real node (containerd + kubelet) in this process; ignored with disableAgent. In-process users that
    *  leave it out get a control plane only. */
-  agent?: { nodeName?: string; containerRuntimeEndpoint?: string; pauseImage?: string; imagesDir?: string; kubeletPort?: number; bridge?: string };
+  agent?: { nodeName?: string; containerRuntimeEndpoint?: string; pauseImage?: string; imagesDir?: string; kubeletPort?: number; bridge?: string; cniBinDir?: string };
   /** with the agent: the built-in ingress controller's host ports (default 80/443; taken ports are reported, not
    *  fatal) and switches for it and the LoadBalancer Services on 127.0.0.1 */
   network?: { ingressHttpPort?: number; ingressHttpsPort?: number; disableIngress?: boolean; disableServiceLB?: boolean };

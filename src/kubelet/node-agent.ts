@@ -59,6 +59,8 @@ export interface NodeAgentOptions {
   kubeletPort?: number;
   /** the pod network's bridge (default cni0); clusters side by side on one machine need their own */
   bridge?: string;
+  /** where k1s' own containerd finds the CNI plugins (default /usr/lib/cni, else /opt/cni/bin) */
+  cniBinDir?: string;
   /** local-path volumes of this node live here (default <dataDir>/storage) */
   storageRoot?: string;
   log?: (line: string) => void;
@@ -127,11 +129,11 @@ export class NodeAgent {
       await containerd.start();
       phase(`container runtime at ${opts.containerRuntimeEndpoint} ready`);
     } else {
-      const pre = checkNodePrerequisites();
+      const pre = checkNodePrerequisites({ cniBinDir: opts.cniBinDir });
       if (!pre.ok) throw new Error(pre.message);
       const pauseTar = path.join(opts.imagesDir ?? defaultImagesDir(), 'pause.tar');
       if (!existsSync(pauseTar)) throw new Error(`the pause image ${pauseTar} is missing: build it with npm run build:images`);
-      const own = new Containerd({ dataDir: opts.dataDir, sandboxImage: opts.pauseImage ?? DEFAULT_PAUSE_IMAGE, importOnStart: [pauseTar], log: (l) => log(`k1s: agent: ${l}`) });
+      const own = new Containerd({ dataDir: opts.dataDir, cniBinDir: opts.cniBinDir, sandboxImage: opts.pauseImage ?? DEFAULT_PAUSE_IMAGE, importOnStart: [pauseTar], log: (l) => log(`k1s: agent: ${l}`) });
       await own.start();
       containerd = own;
       phase(`containerd started (${own.endpoint})`);

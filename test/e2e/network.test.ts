@@ -5,15 +5,22 @@
 // and Service range, so it runs beside the other real-node tests.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { containerdPaths, defaultCniBinDir } from '../../src/runtime/containerd-config.js';
 import { kubectl, kubectlPath, until, type K1sServer } from './harness.js';
 import { startRealNode, stopRealNode } from './real-node.js';
 
 const BUSYBOX = 'k1s.local/busybox:1.35';
 const BRIDGE = 'k1snet0';
 const SERVICE_CIDR = '10.149.0.0/16';
-const NETWORK_ARGS = ['--cluster-cidr', '10.49.0.0/16', '--cni-bridge', BRIDGE, '--service-cidr', SERVICE_CIDR];
+// the CNI plugins through a directory of links of its own, which only --cni-bin-dir can point containerd at
+const CNI_DIR = mkdtempSync(join(tmpdir(), 'k1s-e2e-cni-'));
+for (const f of readdirSync(defaultCniBinDir())) symlinkSync(join(defaultCniBinDir(), f), join(CNI_DIR, f));
+const NETWORK_ARGS = ['--cluster-cidr', '10.49.0.0/16', '--cni-bridge', BRIDGE, '--service-cidr', SERVICE_CIDR, '--cni-bin-dir', CNI_DIR];
 const SUITE = { suite: 'net' };
 let dataDir: string;
 let server: K1sServer | undefined;
@@ -38,6 +45,14 @@ const httpd = (name: string, app: string, body: string) => ({
   },
 });
 
+/** an httpd answering its own pod name (from the downward API), for telling endpoints apart */
+const namedHttpd = (name: string, app: string, grace: number) => {
+  const pod = httpd(name, app, '$POD_NAME');
+  pod.spec.terminationGracePeriodSeconds = grace;
+  (pod.spec.containers[0] as Record<string, unknown>).env = [{ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }];
+  return pod;
+};
+
 const service = (name: string, app: string, extra: Record<string, unknown> = {}) => ({
   apiVersion: 'v1',
   kind: 'Service',
@@ -54,6 +69,19 @@ function freePort(): Promise<number> {
       const port = (s.address() as net.AddressInfo).port;
       s.close(() => resolve(port));
     });
+  });
+}
+
+function getFrom(host: string, port: number, timeout = 3000): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host, port, path: '/', agent: false, timeout }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: body.trim() }));
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
   });
 }
 
@@ -84,12 +112,38 @@ before(async () => {
       containers: [{ name: 'main', image: BUSYBOX, imagePullPolicy: 'IfNotPresent', command: ['sleep', '3600'], volumeMounts: [{ name: 'kubectl', mountPath: '/kubectl', readOnly: true }] }],
     },
   };
-  const items = [httpd('web-1', 'web', 'web'), httpd('api-1', 'api', 'api'), client, service('web', 'web'), service('api', 'api')];
+  // a StatefulSet behind a headless Service: per-pod DNS names <pod>.db.default.svc.cluster.local
+  const db = {
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: { name: 'db', labels: SUITE },
+    spec: {
+      serviceName: 'db',
+      replicas: 2,
+      podManagementPolicy: 'Parallel',
+      selector: { matchLabels: { app: 'db' } },
+      template: { metadata: { labels: { ...SUITE, app: 'db' } }, spec: httpd('x', 'db', 'db').spec },
+    },
+  };
+  const items = [
+    httpd('web-1', 'web', 'web'), httpd('api-1', 'api', 'api'), client, service('web', 'web'), service('api', 'api'),
+    service('db', 'db', { clusterIP: 'None' }), db,
+    // pair-a ignores SIGTERM (httpd is PID 1) for its whole 30 s grace period: only the proxy can stop its traffic
+    namedHttpd('pair-a', 'pair', 30), namedHttpd('pair-b', 'pair', 1), service('pair', 'pair'),
+  ];
   await k.ok(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items }) });
   await k.ok(['wait', '--for=condition=Ready', 'pod', '-l', 'suite=net', '--timeout=90s'], { timeoutMs: 100_000 });
 });
 
-after(() => stopRealNode({ server, dataDir }, { bridge: BRIDGE, deletes: [['pods,services,ingresses', '-l', 'suite=net']], label: 'network', started }));
+after(async () => {
+  await stopRealNode({ server, dataDir }, { bridge: BRIDGE, deletes: [['statefulsets', '-l', 'suite=net'], ['pods,services,ingresses', '-l', 'suite=net', '--grace-period=1']], label: 'network', started });
+  rmSync(CNI_DIR, { recursive: true, force: true });
+});
+
+test('--cni-bin-dir points k1s\' containerd at the CNI plugins (the pods above got their network from there)', () => {
+  const config = readFileSync(containerdPaths(dataDir).config, 'utf8');
+  assert.match(config, new RegExp(`bin_dir = "${CNI_DIR.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"`));
+});
 
 test('a Service is reached by ClusterIP and by DNS name from another pod', async () => {
   const ip = (await k.ok(['get', 'service', 'web', '-o', 'jsonpath={.spec.clusterIP}'])).trim();
@@ -178,4 +232,90 @@ test('the kubernetes Service reaches the API server from a pod, authenticated by
   const forged = await k.run(['exec', 'client', '--', '/kubectl', '--token', 'not-a-token', 'get', 'pods']);
   assert.notEqual(forged.code, 0);
   assert.match(forged.stderr, /You must be logged in to the server \(the server has asked for the client to provide credentials\)/);
+});
+
+test('SRV records for named ports, of a ClusterIP Service and of a headless one, from a pod', async () => {
+  const srv = await k.ok(['exec', 'client', '--', 'nslookup', '-type=srv', '_http._tcp.web.default.svc.cluster.local']);
+  assert.match(srv, /service = 0 100 80 web\.default\.svc\.cluster\.local/, srv);
+  await k.ok(['wait', '--for=condition=Ready', 'pod/db-0', 'pod/db-1', '--timeout=60s'], { timeoutMs: 70_000 });
+  // headless: one record per ready pod, on the target port, named after the pod's hostname
+  const headless = await until(async () => {
+    const r = await k.run(['exec', 'client', '--', 'nslookup', '-type=srv', '_http._tcp.db.default.svc.cluster.local']);
+    return /db-0\.db\.default\.svc\.cluster\.local/.test(r.stdout) && /db-1\.db\.default\.svc\.cluster\.local/.test(r.stdout) ? r.stdout : undefined;
+  }, 'SRV records of both StatefulSet pods', 20_000);
+  assert.match(headless, /service = 0 50 8080 db-0\.db\.default\.svc\.cluster\.local/, headless);
+  assert.match(headless, /service = 0 50 8080 db-1\.db\.default\.svc\.cluster\.local/, headless);
+});
+
+test('a headless StatefulSet\'s pod names resolve to the pods, and the Service name to all of them', async () => {
+  await k.ok(['wait', '--for=condition=Ready', 'pod/db-0', 'pod/db-1', '--timeout=60s'], { timeoutMs: 70_000 });
+  const ip = async (pod: string) => (await k.ok(['get', 'pod', pod, '-o', 'jsonpath={.status.podIP}'])).trim();
+  const [ip0, ip1] = [await ip('db-0'), await ip('db-1')];
+  for (const [pod, podIP] of [['db-0', ip0], ['db-1', ip1]] as const) {
+    const r = await until(async () => {
+      const out = (await k.run(['exec', 'client', '--', 'nslookup', `${pod}.db.default.svc.cluster.local`])).stdout;
+      return out.includes(`Address: ${podIP}`) ? out : undefined;
+    }, `${pod}.db to resolve to ${podIP}`, 20_000);
+    assert.doesNotMatch(r, /NXDOMAIN/);
+    // and the pod answers there, by name, from another pod
+    assert.equal((await k.ok(['exec', 'client', '--', 'timeout', '3', 'wget', '-qO-', `http://${pod}.db:8080/`])).trim(), 'db');
+  }
+  const all = await k.ok(['exec', 'client', '--', 'nslookup', 'db.default.svc.cluster.local']);
+  assert.ok(all.includes(`Address: ${ip0}`) && all.includes(`Address: ${ip1}`), all);
+  // the pod's own hostname and FQDN as the kubelet sets them (hostname + subdomain from the StatefulSet)
+  assert.equal((await k.ok(['exec', 'db-0', '--', 'hostname'])).trim(), 'db-0');
+});
+
+test('a NodePort Service is reachable from the host on 127.0.0.1 and on the node address', async () => {
+  await k.ok(['apply', '-f', '-'], { input: JSON.stringify(service('web-np', 'web', { type: 'NodePort' })) });
+  const nodePort = Number((await k.ok(['get', 'service', 'web-np', '-o', 'jsonpath={.spec.ports[0].nodePort}'])).trim());
+  assert.ok(nodePort >= 30000 && nodePort <= 32767, `nodePort ${nodePort}`);
+  const r = await until(async () => (await get(nodePort).catch(() => undefined)) ?? undefined, `127.0.0.1:${nodePort}`, 10_000);
+  assert.deepEqual(r, { status: 200, body: 'web' });
+  const node = JSON.parse(await k.ok(['get', 'nodes', '-o', 'json'])).items[0];
+  const address = node.status.addresses.find((a: { type: string }) => a.type === 'InternalIP')?.address as string;
+  assert.ok(address, 'the node has an InternalIP');
+  const viaNode = await until(async () => (await getFrom(address, nodePort).catch(() => undefined)) ?? undefined, `${address}:${nodePort}`, 10_000);
+  assert.deepEqual(viaNode, { status: 200, body: 'web' });
+});
+
+test('the endpoints of a deleted pod stop receiving traffic within 1 s (while the pod itself still serves)', async () => {
+  const ip = (await k.ok(['get', 'service', 'pair', '-o', 'jsonpath={.spec.clusterIP}'])).trim();
+  // both pods answer through the ClusterIP from the host first
+  const seen = new Set<string>();
+  await until(async () => {
+    const r = await getFrom(ip, 80).catch(() => undefined);
+    if (r) seen.add(r.body);
+    return seen.has('pair-a') && seen.has('pair-b');
+  }, 'both pair pods behind the ClusterIP', 20_000);
+  const trail: string[] = [];
+  let stop = false;
+  let deletedAt = 0;
+  let lastA = 0;
+  let afterDelete = 0;
+  const loop = (async () => {
+    while (!stop) {
+      const t = performance.now();
+      const r = await getFrom(ip, 80, 1000).catch((e: Error) => ({ status: 0, body: e.message }));
+      if (deletedAt) {
+        trail.push(`${Math.round(t - deletedAt)} ms: ${r.body}`);
+        afterDelete++;
+        if (r.body === 'pair-a') lastA = t - deletedAt;
+      }
+    }
+  })();
+  const t0 = performance.now();
+  await k.ok(['delete', 'pod', 'pair-a', '--wait=false']);
+  deletedAt = performance.now();
+  await new Promise((r) => setTimeout(r, 3000));
+  stop = true;
+  await loop;
+  // pair-a still runs (30 s grace, SIGTERM ignored): only the Service rules keep traffic away from it
+  assert.match(await k.ok(['get', 'pod', 'pair-a', '-o', 'jsonpath={.metadata.deletionTimestamp}']), /\d{4}-/);
+  assert.ok(afterDelete > 10, `requests after the delete: ${afterDelete}`);
+  assert.ok(lastA <= 1000, `pair-a answered ${Math.round(lastA)} ms after the delete returned (kubectl took ${Math.round(deletedAt - t0)} ms):\n${trail.join('\n')}`);
+  const late = trail.filter((l) => Number(l.split(' ')[0]) > 1000);
+  assert.ok(late.length > 0 && late.every((l) => l.endsWith(': pair-b')), trail.join('\n'));
+  console.log(`pair-a's last answer ${Math.round(lastA)} ms after the delete returned (kubectl delete took ${Math.round(deletedAt - t0)} ms)`);
+  await k.run(['delete', 'pod', 'pair-a', '--grace-period=1', '--wait=false']);
 });

@@ -35,6 +35,10 @@ test('start flags: pass-through server flags are validated, applied over the pre
   assert.deepEqual(serverArgsFor(plain, [], { isRoot: false, note: (l) => notes.push(l) }), ['--disable-agent']);
   assert.match(notes[0] ?? '', /not running as root/);
 
+  // a CNI plugin directory is made absolute: the server does not run in this shell's directory
+  const cni = quiet(() => parseStartArgs(['accept', '--cni-bin-dir', 'plugins'])) as StartFlags;
+  assert.deepEqual(cni.passThrough, ['--cni-bin-dir', `${process.cwd()}/plugins`]);
+
   for (const bad of [['--cluster-cidr', '10.48.0.0'], ['--ingress-https-port', '70000'], ['--kubelet-port', 'x'], ['--wait', 'soon'], ['a', 'b'], ['--bogus']]) {
     assert.deepEqual(quiet(() => parseStartArgs(bad)), { exit: 2 }, bad.join(' '));
   }
