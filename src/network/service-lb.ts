@@ -69,7 +69,12 @@ export async function startServiceLoadBalancer(opts: ServiceLoadBalancerOptions)
   const table = new EndpointTable(informers);
   const recorder = new EventRecorder(opts.client, 'service-controller', opts.nodeName ?? '', log);
   const states = new Map<string, LbState>();
+  /** Services left pending by a port they could not bind: retried at once when one of ours frees a port */
+  const pending = new Set<string>();
   let stopped = false;
+  const wakePending = (except: string) => {
+    for (const k of pending) if (k !== except) queue.add(k);
+  };
 
   const pickFor = (ns: string, name: string, protocol: Protocol, port: number) => () => {
     // read the port's current name each time: a rename keeps the listener but changes the slice port to use
@@ -110,8 +115,10 @@ export async function startServiceLoadBalancer(opts: ServiceLoadBalancerOptions)
   async function teardown(key: string, svc: KObject | undefined): Promise<void> {
     const st = states.get(key);
     states.delete(key);
+    pending.delete(key);
     if (st && st.listeners.size && svc) recorder.event(svc, 'Normal', 'DeletingLoadBalancer', 'Deleting load balancer');
     await Promise.all([...(st?.listeners.values() ?? [])].map((l) => l.close()));
+    if (st?.listeners.size) wakePending(key);
     if (!svc) return;
     const spec = serviceSpec(svc);
     // the default controller clears what it reported once the Service stops wanting a load balancer
@@ -142,11 +149,14 @@ export async function startServiceLoadBalancer(opts: ServiceLoadBalancerOptions)
       }
       desired.set(`${protocol}/${p.port}`, { protocol: protocol as Protocol, port: p.port });
     }
+    let freed = false;
     for (const [pk, l] of [...st.listeners]) {
       if (desired.has(pk)) continue;
       st.listeners.delete(pk);
       await l.close();
+      freed = true;
     }
+    if (freed) wakePending(key);
     const missing = [...desired].filter(([pk]) => !st.listeners.has(pk));
     if (missing.length) recorder.event(svc!, 'Normal', 'EnsuringLoadBalancer', 'Ensuring load balancer');
     for (const [pk, d] of missing) {
@@ -162,12 +172,14 @@ export async function startServiceLoadBalancer(opts: ServiceLoadBalancerOptions)
       st.listeners.set(pk, res.listener);
     }
     if (errors.length) {
+      pending.add(key);
       st.ensured = '';
       recorder.event(svc!, 'Warning', 'SyncLoadBalancerFailed', `Error syncing load balancer: failed to ensure load balancer: ${errors.join('; ')}`);
       // pending: report no address while a port cannot be served
       if (lbIngress(svc!).length) await patchStatus(svc!, null);
       throw new Error(`service ${key}: ${errors.join('; ')}`);
     }
+    pending.delete(key);
     const want = [{ ip: statusIp, ipMode: 'VIP' }];
     if (JSON.stringify(lbIngress(svc!)) !== JSON.stringify(want)) await patchStatus(svc!, want);
     const ensured = [...st.listeners.keys()].sort().join(',');

@@ -94,6 +94,46 @@ describe('LoadBalancer Services on localhost', () => {
     assert.ok((await eventsFor(c.client, NS, 'busy')).some((e) => e.reason === 'DeletedLoadBalancer'));
   });
 
+  it('a port another Service holds leaves the second pending until it moves to a free port or the holder goes', async () => {
+    const [one, two] = await Promise.all([tcpBackend('one'), tcpBackend('two')]);
+    backends.push(one, two);
+    const [port, other] = [await freePort(), await freePort()];
+    await createService(c.client, NS, 'holder', { type: 'LoadBalancer', ports: [{ port }] });
+    await createSlice(c.client, NS, 'holder', 'holder-1', one);
+    await c.waitFor('holder ensured', async () => lbStatus(await svcs().get(NS, 'holder'))?.length);
+    await createService(c.client, NS, 'second', { type: 'LoadBalancer', ports: [{ port }] });
+    await createSlice(c.client, NS, 'second', 'second-1', two);
+    const warn = await c.waitFor('SyncLoadBalancerFailed on the second', async () =>
+      (await eventsFor(c.client, NS, 'second')).find((e) => e.reason === 'SyncLoadBalancerFailed'),
+    );
+    assert.equal(warn.message, `Error syncing load balancer: failed to ensure load balancer: listen tcp 127.0.0.1:${port}: bind: address already in use`);
+    assert.equal(lbStatus(await svcs().get(NS, 'second'))?.length ?? 0, 0);
+    assert.equal(await tcpRead(port), 'one', 'the holder keeps its port');
+
+    // the pending Service changes its port to a free one: it gets its address there
+    const moveTo = async (p: number) => {
+      const cur = await svcs().get(NS, 'second');
+      await svcs().update(NS, { ...cur, spec: { ...(cur.spec as object), ports: [{ port: p }] } } as KObject);
+    };
+    await moveTo(other);
+    await c.waitFor('second ensured on its new port', async () => lbStatus(await svcs().get(NS, 'second'))?.length);
+    assert.equal(await tcpRead(other), 'two');
+
+    // back to the held port: pending again (status cleared); deleting the holder frees the port and the pending
+    // Service takes it at once rather than after its back-off
+    await moveTo(port);
+    await c.waitFor('second pending again', async () => !lbStatus(await svcs().get(NS, 'second'))?.length);
+    await new Promise((r) => setTimeout(r, 3500)); // retries at ~0, 1 and 3 s: the next one is ~4 s away
+    const freedAt = Date.now();
+    await svcs().delete(NS, 'holder');
+    await c.waitFor('second ensured once the holder is gone', async () => lbStatus(await svcs().get(NS, 'second'))?.length, 10_000);
+    const took = Date.now() - freedAt;
+    assert.ok(took < 2000, `took over the freed port in ${took} ms`);
+    assert.equal(await tcpRead(port), 'two');
+    await svcs().delete(NS, 'second');
+    await c.waitFor('second gone', () => svcs().get(NS, 'second').then(() => false, (e: { code?: number }) => e.code === 404));
+  });
+
   it('proxies UDP ports and ignores Services of another loadBalancerClass', async () => {
     const u = await udpBackend('dns');
     backends.push(u);
