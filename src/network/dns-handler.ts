@@ -21,6 +21,8 @@ export interface DnsHandlerOptions {
 
 /** encoded cluster answers kept for reuse (they only change when the informers do) */
 const MAX_CACHED_REPLIES = 10_000;
+/** longer queries (large EDNS options) are answered without the cache */
+const MAX_CACHED_QUERY = 512;
 
 export class DnsHandler {
   private forwarding = 0;
@@ -34,6 +36,16 @@ export class DnsHandler {
   /** The reply to one message, or undefined when there is nothing to reply to. */
   async handle(msg: Buffer, transport: 'udp' | 'tcp'): Promise<Buffer | undefined> {
     if (msg.length < 12 || msg.readUInt16BE(2) & QR) return undefined;
+    // a cluster answer is a pure function of the message after its id (flags, question, EDNS size), the transport
+    // and the informer caches: a repeated question reuses the encoded reply without being decoded at all
+    const records = this.opts.records;
+    const key = msg.length <= MAX_CACHED_QUERY ? transport + msg.toString('latin1', 2) : undefined;
+    const hit = key === undefined ? undefined : this.replies.get(key);
+    if (hit && hit.gen === records.generation) {
+      const buf = Buffer.from(hit.buf);
+      buf.writeUInt16BE(msg.readUInt16BE(0), 0);
+      return buf;
+    }
     let req: DecodedPacket;
     try {
       req = dnsPacket.decode(msg);
@@ -48,15 +60,6 @@ export class DnsHandler {
     if (opcode !== 0) return encodeReply({ id: req.id, flags: (opcode << 11) | rd | RCODES.NOTIMP, questions }, opt, limit);
     if (questions.length !== 1) return encodeReply({ id: req.id, flags: rd | RCODES.FORMERR, questions }, opt, limit);
     const q = questions[0];
-    // a cluster answer is a pure function of the question, the size limit and the informer caches: reuse its bytes
-    const records = this.opts.records;
-    const key = `${q.name}|${q.type}|${q.class}|${limit}|${opt ? 1 : 0}|${rd}`;
-    const hit = this.replies.get(key);
-    if (hit && hit.gen === records.generation) {
-      const buf = Buffer.from(hit.buf);
-      buf.writeUInt16BE(req.id ?? 0, 0);
-      return buf;
-    }
     let flags: number;
     let res: Resolution | ForwardResult;
     const gen = records.generation;
@@ -66,7 +69,7 @@ export class DnsHandler {
       flags = dnsPacket.AUTHORITATIVE_ANSWER | rd | (RCODES[res.rcode] ?? 2);
       const out = encodeReply({ id: req.id, flags, questions, answers: res.answers, authorities: res.authorities, additionals: res.additionals }, opt, limit);
       // answers that went upstream (ExternalName targets) or before sync are not kept
-      if (!local.chase && local.rcode !== 'SERVFAIL' && gen === records.generation) {
+      if (key !== undefined && !local.chase && local.rcode !== 'SERVFAIL' && gen === records.generation) {
         if (this.replies.size >= MAX_CACHED_REPLIES) this.replies.clear();
         this.replies.set(key, { gen, buf: out });
       }
