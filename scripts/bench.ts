@@ -56,6 +56,14 @@ function wrkAvailable(): boolean {
 /** A ServiceAccount token for wrk, which cannot present client certificates. */
 async function benchToken(s: Server): Promise<string> {
   await request(s, 'POST', '/api/v1/namespaces/bench/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'bench' } });
+  // RBAC: what a real cluster's user would need to create ConfigMaps and pods in any namespace
+  await request(s, 'POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: 'bench-edit' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' },
+    subjects: [{ kind: 'ServiceAccount', name: 'bench', namespace: 'bench' }],
+  });
   const r = await request(s, 'POST', '/api/v1/namespaces/bench/serviceaccounts/bench/token', {
     apiVersion: 'authentication.k8s.io/v1',
     kind: 'TokenRequest',

@@ -1,9 +1,8 @@
 // Create-only, never-stored review kinds: authorization.k8s.io/v1 SelfSubjectAccessReview, SubjectAccessReview,
 // LocalSubjectAccessReview, SelfSubjectRulesReview and authentication.k8s.io/v1 SelfSubjectReview, TokenReview
-// (pkg/registry/authorization/*/rest.go, pkg/registry/authentication/*). RBAC is not enforced by k1s yet, so
-// the answers are those of kube's system:masters rule only: members of that group may do everything, everyone
-// else is told no, with a reason saying why. `kubectl auth can-i` prints "yes" or "no - <reason>";
-// `kubectl auth whoami` prints the SelfSubjectReview's user.
+// (pkg/registry/authorization/*/rest.go, pkg/registry/authentication/*). Access reviews ask the API server's own
+// authorizer (RBAC), so `kubectl auth can-i` tells the truth; without one (a bare registry) only system:masters is
+// allowed. `kubectl auth whoami` prints the SelfSubjectReview's user.
 import { errors, isStatusError } from '../machinery/errors.js';
 import type { Definitions } from '../machinery/schema.js';
 import { rfc3339 } from '../machinery/object.js';
@@ -16,6 +15,7 @@ import {
   type AccessReviewStatus,
 } from './authz-validation.js';
 import { defineResource, type KObject, type RequestUser, type ResourceDefinition } from './types.js';
+import type { AccessDecider, RequestAttributes } from './rbac-rules.js';
 
 export { AN, AZ } from './authz-schema.js';
 export * from './authz-validation.js';
@@ -23,11 +23,40 @@ export * from './authz-validation.js';
 export const authzDefinitions: Definitions = schemaDefinitions;
 
 export const MASTERS_GROUP = 'system:masters';
-export const NOT_AUTHORIZED_REASON = 'k1s: RBAC authorization is not implemented yet; only system:masters is allowed';
 
-/** The decision for a user with these groups (kube's privileged-group rule; RBAC itself is not evaluated). */
-export function decide(groups: readonly string[] | null | undefined): AccessReviewStatus {
-  return (groups ?? []).includes(MASTERS_GROUP) ? { allowed: true } : { allowed: false, reason: NOT_AUTHORIZED_REASON };
+/** A review's attributes as the authorizer sees them (kube's ResourceAttributesFrom / NonResourceAttributesFrom). */
+export function reviewAttributes(spec: AccessReview['spec'], namespace?: string): RequestAttributes {
+  const r = spec?.resourceAttributes;
+  if (r) {
+    return {
+      verb: r.verb ?? '',
+      resourceRequest: true,
+      apiGroup: r.group ?? '',
+      apiVersion: r.version ?? '',
+      resource: r.resource ?? '',
+      subresource: r.subresource ?? '',
+      namespace: namespace ?? r.namespace ?? '',
+      name: r.name ?? '',
+      path: '',
+    };
+  }
+  const n = spec?.nonResourceAttributes;
+  return { verb: n?.verb ?? '', resourceRequest: false, apiGroup: '', resource: '', subresource: '', namespace: '', name: '', path: n?.path ?? '' };
+}
+
+/** The review's answer: the authorizer's decision, or kube's privileged-group rule alone without an authorizer. */
+export function decide(user: RequestUser, attrs: RequestAttributes, authorizer: AccessDecider | undefined): AccessReviewStatus {
+  if (!authorizer) return user.groups?.includes(MASTERS_GROUP) ? { allowed: true } : { allowed: false };
+  const d = authorizer.authorize(user, attrs);
+  return d.reason ? { allowed: d.allowed, reason: d.reason } : { allowed: d.allowed };
+}
+
+/** The user a SubjectAccessReview asks about. */
+function reviewedUser(spec: AccessReview['spec']): RequestUser {
+  const u: RequestUser = { name: spec?.user ?? '', groups: [...(spec?.groups ?? [])] };
+  if (spec?.uid) u.uid = spec.uid;
+  if (spec?.extra) u.extra = { ...spec.extra };
+  return u;
 }
 
 /** A review echoes its request with status filled; an unset creationTimestamp prints as null, as in Go. */
@@ -48,7 +77,7 @@ export const selfSubjectAccessReviewResource = defineResource<AccessReview>({
   namespaced: false,
   schemaRef: `${AZ}SelfSubjectAccessReview`,
   strategy: { validate: validateSelfSubjectAccessReview },
-  virtual: { create: (obj, { user }) => answer(obj, { ...decide(user.groups) }) },
+  virtual: { create: (obj, { user, authorizer }) => answer(obj, { ...decide(user, reviewAttributes(obj.spec), authorizer) }) },
 });
 
 export const subjectAccessReviewResource = defineResource<AccessReview>({
@@ -59,7 +88,7 @@ export const subjectAccessReviewResource = defineResource<AccessReview>({
   namespaced: false,
   schemaRef: `${AZ}SubjectAccessReview`,
   strategy: { validate: validateSubjectAccessReview },
-  virtual: { create: (obj) => answer(obj, { ...decide(obj.spec?.groups) }) },
+  virtual: { create: (obj, { authorizer }) => answer(obj, { ...decide(reviewedUser(obj.spec), reviewAttributes(obj.spec), authorizer) }) },
 });
 
 export const localSubjectAccessReviewResource = defineResource<AccessReview>({
@@ -72,14 +101,14 @@ export const localSubjectAccessReviewResource = defineResource<AccessReview>({
   strategy: {},
   virtual: {
     // Validation needs the request's namespace, which the create handler puts into metadata first.
-    create(obj, { namespace }) {
+    create(obj, { namespace, authorizer }) {
       const meta = obj.metadata;
       if (meta.namespace && meta.namespace !== namespace)
         throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
       const review: AccessReview = { ...obj, metadata: { ...meta, namespace } };
       const errs = validateLocalSubjectAccessReview(review);
       if (errs.length) throw errors.invalid('LocalSubjectAccessReview', 'authorization.k8s.io', meta.name ?? '', errs);
-      return answer(review, { ...decide(review.spec?.groups) });
+      return answer(review, { ...decide(reviewedUser(review.spec), reviewAttributes(review.spec, namespace), authorizer) });
     },
   },
 });
@@ -97,9 +126,13 @@ export const selfSubjectRulesReviewResource = defineResource<RulesReview>({
   schemaRef: `${AZ}SelfSubjectRulesReview`,
   strategy: {},
   virtual: {
-    create(obj, { user }) {
+    create(obj, { user, authorizer }) {
       if (!obj.spec?.namespace) throw errors.badRequest('no namespace on request');
-      const masters = decide(user.groups).allowed;
+      const rules = authorizer
+        ? authorizer.rulesFor(user, obj.spec.namespace)
+        : user.groups?.includes(MASTERS_GROUP)
+          ? [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }, { verbs: ['*'], nonResourceURLs: ['*'] }]
+          : [];
       // Kubernetes answers with a new object holding only the status.
       return {
         apiVersion: obj.apiVersion,
@@ -107,8 +140,8 @@ export const selfSubjectRulesReviewResource = defineResource<RulesReview>({
         metadata: { creationTimestamp: null },
         spec: {},
         status: {
-          resourceRules: masters ? [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }] : [],
-          nonResourceRules: masters ? [{ verbs: ['*'], nonResourceURLs: ['*'] }] : [],
+          resourceRules: rules.filter((r) => !r.nonResourceURLs?.length).map((r) => ({ verbs: r.verbs ?? [], apiGroups: r.apiGroups ?? [], resources: r.resources ?? [], ...(r.resourceNames?.length ? { resourceNames: r.resourceNames } : {}) })),
+          nonResourceRules: rules.filter((r) => r.nonResourceURLs?.length).map((r) => ({ verbs: r.verbs ?? [], nonResourceURLs: r.nonResourceURLs })),
           incomplete: false,
         },
       };

@@ -2,6 +2,7 @@
 // typed strategy (kube-apiserver's generic registry). Adding a built-in kind is one ResourceDefinition.
 import type { FieldError } from '../machinery/errors.js';
 import type { Definitions } from '../machinery/schema.js';
+import type { AccessDecider } from './rbac-rules.js';
 
 export interface ObjectMeta {
   name?: string;
@@ -127,7 +128,7 @@ export interface RequestUser {
 
 /** A create-only resource computed per request and never stored (access reviews, token reviews). */
 export interface VirtualCreate<T extends KObject = KObject> {
-  create(obj: T, ctx: { user: RequestUser; namespace: string }): Promise<T> | T;
+  create(obj: T, ctx: { user: RequestUser; namespace: string; authorizer?: AccessDecider }): Promise<T> | T;
 }
 
 export interface ResourceDefinition<T extends KObject = KObject> {

@@ -214,7 +214,7 @@ export async function handleResource(registry: Registry, req: ApiRequest): Promi
     rs.def.strategy.defaults?.(obj);
     const errs = rs.def.strategy.validate?.(obj) ?? [];
     if (errs.length) throw rs.invalid(obj.metadata.name ?? '', errs);
-    return done(201, await rs.def.virtual.create(obj, { user: req.user, namespace: ns }));
+    return done(201, await rs.def.virtual.create(obj, { user: req.user, namespace: ns, authorizer: registry.authorizer }));
   }
   switch (info.verb) {
     case 'get':

@@ -5,10 +5,13 @@ import type { Store } from '../storage/types.js';
 import { Admission } from './admission.js';
 import { actionKey, type ActionHandler } from './actions.js';
 import { ResourceStore } from './resource-store.js';
+import type { AccessDecider } from '../api/rbac-rules.js';
 
 export class Registry {
   readonly schemas: SchemaSet;
   readonly admission = new Admission();
+  /** answers the access-review kinds (the same authorizer the API server enforces); unset: system:masters only */
+  authorizer?: AccessDecider;
   private readonly stores = new Map<string, ResourceStore>();
   private readonly byKind = new Map<string, ResourceStore>();
   readonly definitions: ResourceDefinition[] = [];

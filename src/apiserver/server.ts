@@ -17,6 +17,9 @@ import { serveWatch, type WatchStreamOptions } from './watch-stream.js';
 import { registerDiscoveryRoutes } from './discovery-routes.js';
 import { registerPodStreams } from './pod-streams.js';
 import type { KubeletClientTls } from './kubelet-connection.js';
+import { forbiddenStatus } from '../api/rbac-rules.js';
+import type { Authorizer } from './rbac-authorizer.js';
+import { requestAttributes } from './request-attributes.js';
 
 // require() rather than import: the ESM loader scans a CommonJS package for named exports first (~15 ms here).
 const Fastify = createRequire(import.meta.url)('fastify') as typeof FastifyFactory;
@@ -33,6 +36,8 @@ export interface ApiServerOptions {
   version: Record<string, string>;
   /** the kubelet-client certificate for pods/log, exec, attach, portforward (issueKubeletClientCert) */
   kubeletClient?: KubeletClientTls;
+  /** authorization of authenticated requests (RBAC); none: every authenticated request is allowed */
+  authorizer?: Authorizer;
 }
 
 const publicPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/version/']);
@@ -104,8 +109,18 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
   // Callback style, not async: a client certificate is checked without a promise on every request.
   app.addHook('onRequest', (req, reply, done) => {
     const admit = (user: UserInfo | undefined): void => {
-      if (user) req.k1sUser = user;
-      else if (!isPublic(req.url.split('?')[0])) {
+      if (user) {
+        req.k1sUser = user;
+        if (opts.authorizer) {
+          const attrs = requestAttributes(req.method, req.url);
+          const decision = opts.authorizer.authorize(user, attrs);
+          if (!decision.allowed) {
+            const { message, details } = forbiddenStatus(user.name, attrs, decision.reason);
+            void sendStatus(reply, new StatusError(403, 'Forbidden', message, details));
+            return;
+          }
+        }
+      } else if (!isPublic(req.url.split('?')[0])) {
         void sendStatus(reply, errors.unauthorized());
         return;
       }

@@ -26,14 +26,14 @@ export const COMMAND_SPECS: Record<string, CommandSpec> = {
     flags: [
       '--data-dir', '--https-listen-port', '--bind-address', '--write-kubeconfig', '--disable-agent', '--node-name',
       '--container-runtime-endpoint', '--pause-image', '--kubelet-port', '--cni-bridge', '--cni-bin-dir', '--ingress-http-port',
-      '--ingress-https-port', '--disable-ingress', '--disable-servicelb', '--disable-controller-manager',
+      '--ingress-https-port', '--disable-ingress', '--disable-servicelb', '--authorization-mode', '--disable-controller-manager',
       '--disable-scheduler', '--cluster-cidr', '--service-cidr', '--simulated-nodes', '--simulated-node-cpu', '--simulated-node-memory',
       '--simulated-node-pods', ...HELP,
     ],
     valueFlags: [
       '--data-dir', '--https-listen-port', '--bind-address', '--write-kubeconfig', '--node-name', '--container-runtime-endpoint',
       '--pause-image', '--kubelet-port', '--cni-bridge', '--cni-bin-dir', '--ingress-http-port', '--ingress-https-port', '--cluster-cidr',
-      '--service-cidr', '--simulated-nodes', '--simulated-node-cpu', '--simulated-node-memory', '--simulated-node-pods',
+      '--service-cidr', '--authorization-mode', '--simulated-nodes', '--simulated-node-cpu', '--simulated-node-memory', '--simulated-node-pods',
     ],
     fileFlags: ['--data-dir', '--write-kubeconfig', '--cni-bin-dir'],
   },

@@ -36,6 +36,8 @@ Flags:
   --ingress-https-port PORT  its HTTPS port (default 443)
   --disable-ingress          do not run the built-in ingress controller
   --disable-servicelb        do not serve LoadBalancer Services on 127.0.0.1
+  --authorization-mode MODE  RBAC (default: Roles, ClusterRoles and their bindings decide; system:masters may do
+                             everything) or AlwaysAllow (every authenticated request is allowed)
   --disable-controller-manager  run without controllers (objects are only stored)
   --disable-scheduler        run without the scheduler (pods stay unbound unless spec.nodeName is set)
   --cluster-cidr CIDR        the pod network nodes get /24s from (default 10.42.0.0/16)
@@ -75,6 +77,7 @@ export async function serverCommand(args: string[]): Promise<number> {
         'disable-servicelb': { type: 'boolean' },
         'simulated-nodes': { type: 'string' },
         'disable-controller-manager': { type: 'boolean' },
+        'authorization-mode': { type: 'string' },
         'disable-scheduler': { type: 'boolean' },
         'cluster-cidr': { type: 'string' },
         'simulated-node-cpu': { type: 'string' },
@@ -118,6 +121,11 @@ export async function serverCommand(args: string[]): Promise<number> {
     console.error(`k1s server: --simulated-nodes must be a whole number from 0 to 10000, got "${values['simulated-nodes']}"`);
     return 2;
   }
+  const mode = values['authorization-mode'];
+  if (mode !== undefined && mode !== 'RBAC' && mode !== 'AlwaysAllow') {
+    console.error(`k1s server: --authorization-mode must be RBAC or AlwaysAllow, got "${mode}"`);
+    return 2;
+  }
   for (const flag of ['simulated-node-cpu', 'simulated-node-memory', 'simulated-node-pods'] as const) {
     const v = values[flag];
     if (v === undefined) continue;
@@ -159,6 +167,7 @@ export async function serverCommand(args: string[]): Promise<number> {
         disableServiceLB: values['disable-servicelb'] ?? false,
       },
       disableControllerManager: values['disable-controller-manager'] ?? false,
+      authorizationMode: values['authorization-mode'] as 'RBAC' | 'AlwaysAllow' | undefined,
       disableScheduler: values['disable-scheduler'] ?? false,
       clusterCIDR: values['cluster-cidr'],
       serviceCIDR: values['service-cidr'],

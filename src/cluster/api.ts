@@ -26,6 +26,7 @@ import type { RealUsageSource } from '../api/metrics-real-usage.js';
 import type { Store } from '../storage/types.js';
 import type { UserInfo } from '../apiserver/context.js';
 import { bootstrapNamespaces, ensureObjects, ensureReadOnly } from './bootstrap.js';
+import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from '../api/rbac-bootstrap.js';
 
 export interface ClusterApiOptions {
   /** the Service cluster-IP range (default 10.43.0.0/16) */
@@ -98,6 +99,8 @@ export async function bootstrapClusterObjects(api: ClusterApi, serviceCIDR = '10
     ensureObjects(api.client, builtinPriorityClasses(), () => 'priorityclasses'),
     ensureReadOnly(api.registry.mustLookup('', 'v1', 'componentstatuses'), componentStatuses()),
     ensureObjects(api.client, [defaultLocalPathStorageClass()], () => 'storageclasses'),
+    ensureObjects(api.client, bootstrapClusterRoles(), () => 'clusterroles'),
+    ensureObjects(api.client, bootstrapClusterRoleBindings(), () => 'clusterrolebindings'),
   ]);
   await ensureObjects(api.client, [kubernetesService(serviceCIDR)], () => 'services');
 }

@@ -24,6 +24,7 @@ import { KubeletMetricsScraper } from '../apiserver/kubelet-metrics-scraper.js';
 import type { Registry } from '../apiserver/registry.js';
 import { bigIntToIp, parseCIDR } from '../api/core-service-net.js';
 import { servePodFacingApi } from '../apiserver/kubernetes-endpoints.js';
+import { alwaysAllow, RbacAuthorizer } from '../apiserver/rbac-authorizer.js';
 
 export interface ClusterOptions {
   dataDir: string;
@@ -36,6 +37,8 @@ export interface ClusterOptions {
   durability?: 'full' | 'normal';
   /** the Service cluster-IP range (default 10.43.0.0/16) */
   serviceCIDR?: string;
+  /** kube-apiserver's --authorization-mode: RBAC (default) or AlwaysAllow (every authenticated request) */
+  authorizationMode?: 'RBAC' | 'AlwaysAllow';
   /** simulated nodes registered at start (capacity strings as Kubernetes quantities) */
   simulatedNodes?: { count: number; cpu?: string; memory?: string; pods?: string };
   /** run without the controller manager / the scheduler (API-only use, as k3s' --disable-* flags) */
@@ -98,6 +101,10 @@ export class Cluster {
     const realUsage = kubeletClient ? new RealUsageStore() : undefined;
     const api = buildClusterApi(store, { serviceCIDR: opts.serviceCIDR, tokens, realUsage });
     const { registry, client } = api;
+    const rbac = opts.authorizationMode === 'AlwaysAllow' ? undefined : new RbacAuthorizer((plural) => registry.mustLookup('rbac.authorization.k8s.io', 'v1', plural));
+    const authorizer = rbac ?? alwaysAllow;
+    registry.authorizer = authorizer;
+    if (rbac) stoppers.unshift(() => rbac.stop());
     const health = new HealthChecks();
     let bootstrapped = false;
     health.addLive('ping', () => {});
@@ -114,10 +121,12 @@ export class Cluster {
       tls: { key: pki.server.keyPem, cert: pki.server.certPem, ca: pki.ca.certPem },
       health,
       authenticateToken: (t) => api.authenticateToken(t),
+      authorizer,
       version: versionInfo(),
       watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs },
     });
     await bootstrapClusterObjects(api, opts.serviceCIDR);
+    await rbac?.start();
     bootstrapped = true;
     phase('system namespaces ready');
 

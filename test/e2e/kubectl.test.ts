@@ -106,8 +106,24 @@ for (const version of kubectlVersions) {
       assert.match(token, /^eyJ/);
       const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
       assert.equal(claims.sub, `system:serviceaccount:${ns}:robot`);
-      const asRobot = await k.run(['--kubeconfig=/dev/null', `--server=${server.url}`, '--insecure-skip-tls-verify', `--token=${token}`, 'get', 'ns', ns, '-o', 'name']);
+      const robot = ['--kubeconfig=/dev/null', `--server=${server.url}`, '--insecure-skip-tls-verify', `--token=${token}`];
+      // RBAC: a new ServiceAccount may do nothing in its namespace until a binding says so
+      const denied = await k.run([...robot, 'get', 'pods', '-n', ns]);
+      assert.equal(denied.code, 1);
+      assert.equal(denied.stderr.trim(), `Error from server (Forbidden): pods is forbidden: User "system:serviceaccount:${ns}:robot" cannot list resource "pods" in API group "" in the namespace "${ns}"`);
+      assert.equal((await k.run([...robot, 'auth', 'can-i', 'list', 'pods', '-n', ns])).stdout.trim(), 'no');
+      await k.ok(['create', 'rolebinding', 'robot-view', '--clusterrole=view', `--serviceaccount=${ns}:robot`, '-n', ns]);
+      const asRobot = await until(async () => {
+        const r = await k.run([...robot, 'get', 'ns', ns, '-o', 'name']);
+        return r.code === 0 ? r : undefined;
+      }, 'the RoleBinding to take effect', 5_000);
       assert.equal(asRobot.stdout, `namespace/${ns}\n`, asRobot.stderr);
+      assert.equal((await k.run([...robot, 'auth', 'can-i', 'list', 'pods', '-n', ns])).stdout.trim(), 'yes');
+      assert.equal((await k.run([...robot, 'auth', 'can-i', 'create', 'pods', '-n', ns])).stdout.trim(), 'no');
+      const other = await k.run([...robot, 'get', 'nodes']);
+      assert.equal(other.stderr.trim(), `Error from server (Forbidden): nodes is forbidden: User "system:serviceaccount:${ns}:robot" cannot list resource "nodes" in API group "" at the cluster scope`);
+      // SelfSubjectReview v1 (kubectl 1.27 asks for v1beta1, which 1.33 no longer serves)
+      if (version === '1.33') assert.equal((await k.run([...robot, 'auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}'])).stdout, `system:serviceaccount:${ns}:robot`);
       const short = await k.run(['create', 'token', 'robot', '-n', ns, '--duration=1m']);
       assert.match(short.stderr, /spec\.expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes/);
       const bad = await k.run(['--kubeconfig=/dev/null', `--server=${server.url}`, '--insecure-skip-tls-verify', '--token=nope', 'get', 'ns']);

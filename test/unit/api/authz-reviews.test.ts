@@ -4,7 +4,7 @@ import {
   authzResources,
   decide,
   localSubjectAccessReviewResource,
-  NOT_AUTHORIZED_REASON,
+  reviewAttributes,
   selfSubjectAccessReviewResource as ssar,
   subjectAccessReviewResource as sar,
   userInfo,
@@ -32,11 +32,21 @@ describe('review kinds', () => {
     assert.deepEqual(localSubjectAccessReviewResource.columns, []);
   });
 
-  it('allows system:masters and tells everyone else why not', () => {
-    assert.deepEqual(decide(['system:authenticated', 'system:masters']), { allowed: true });
-    assert.deepEqual(decide(['system:authenticated']), { allowed: false, reason: NOT_AUTHORIZED_REASON });
-    assert.equal(NOT_AUTHORIZED_REASON, 'k1s: RBAC authorization is not implemented yet; only system:masters is allowed');
-    assert.deepEqual(decide(undefined), { allowed: false, reason: NOT_AUTHORIZED_REASON });
+  it('answers from the authorizer, or with the system:masters rule alone without one', () => {
+    const attrs = reviewAttributes({ resourceAttributes: { namespace: 'ns', verb: 'list', resource: 'pods' } });
+    assert.deepEqual(attrs, { verb: 'list', resourceRequest: true, apiGroup: '', apiVersion: '', resource: 'pods', subresource: '', namespace: 'ns', name: '', path: '' });
+    assert.equal(reviewAttributes({ resourceAttributes: { namespace: 'x', verb: 'get', resource: 'pods' } }, 'lsar-ns').namespace, 'lsar-ns');
+    assert.deepEqual(reviewAttributes({ nonResourceAttributes: { path: '/healthz', verb: 'get' } }), { verb: 'get', resourceRequest: false, apiGroup: '', resource: '', subresource: '', namespace: '', name: '', path: '/healthz' });
+    assert.deepEqual(decide({ name: 'root', groups: ['system:authenticated', 'system:masters'] }, attrs, undefined), { allowed: true });
+    assert.deepEqual(decide({ name: 'jane', groups: ['system:authenticated'] }, attrs, undefined), { allowed: false });
+    const seen: unknown[] = [];
+    const authorizer = {
+      authorize: (u: { name: string }, a: unknown) => (seen.push([u.name, a]), { allowed: u.name === 'jane', reason: u.name === 'jane' ? 'RBAC: allowed by x' : '' }),
+      rulesFor: () => [],
+    };
+    assert.deepEqual(decide({ name: 'jane', groups: [] }, attrs, authorizer), { allowed: true, reason: 'RBAC: allowed by x' });
+    assert.deepEqual(decide({ name: 'bob', groups: [] }, attrs, authorizer), { allowed: false });
+    assert.deepEqual(seen, [['jane', attrs], ['bob', attrs]]);
   });
 
   it('renders user info as authentication.k8s.io UserInfo', () => {

@@ -1,0 +1,127 @@
+// The RBAC authorizer (kube-apiserver --authorization-mode=RBAC): allows a request when a ClusterRoleBinding, or a
+// RoleBinding in the request's namespace, binds a subject matching the user to a role with a rule that covers it.
+// system:masters is always allowed (kube's privileged-group authorizer runs first). Roles and bindings are read
+// from watch-fed caches, never from the store per request: this runs before every request.
+//
+// ClusterRoles with an aggregationRule answer with the rules of the ClusterRoles their selectors match, as the
+// clusterrole-aggregation controller would have written them, so a new aggregate-to-* role counts at once.
+import type { KObject, RequestUser } from '../api/types.js';
+import {
+  describeSubject,
+  rulesAllow,
+  subjectMatches,
+  type PolicyRule,
+  type RequestAttributes,
+  type Subject,
+} from '../api/rbac-rules.js';
+import { fromLabelSelector, type MetaLabelSelector } from '../machinery/labels.js';
+import { AdmissionCache } from './admission-cache.js';
+import type { ResourceStore } from './resource-store.js';
+
+export const MASTERS_GROUP = 'system:masters';
+
+export interface Decision {
+  allowed: boolean;
+  /** why, when allowed by a binding (kube's "RBAC: allowed by …"); empty on deny, as RBAC gives none */
+  reason: string;
+}
+
+export interface Authorizer {
+  authorize(user: RequestUser, attrs: RequestAttributes): Decision;
+  /** the rules that apply to the user in a namespace (SelfSubjectRulesReview) */
+  rulesFor(user: RequestUser, namespace: string): PolicyRule[];
+}
+
+interface Binding extends KObject {
+  roleRef?: { kind?: string; name?: string };
+  subjects?: Subject[];
+}
+interface Role extends KObject {
+  rules?: PolicyRule[];
+  aggregationRule?: { clusterRoleSelectors?: MetaLabelSelector[] };
+}
+
+/** Every request allowed (--authorization-mode=AlwaysAllow). */
+export const alwaysAllow: Authorizer = {
+  authorize: () => ({ allowed: true, reason: '' }),
+  rulesFor: () => [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }, { verbs: ['*'], nonResourceURLs: ['*'] }],
+};
+
+export class RbacAuthorizer implements Authorizer {
+  private readonly clusterRoles: AdmissionCache;
+  private readonly clusterRoleBindings: AdmissionCache;
+  private readonly roles: AdmissionCache;
+  private readonly roleBindings: AdmissionCache;
+
+  constructor(lookup: (plural: string) => ResourceStore) {
+    this.clusterRoles = new AdmissionCache(() => lookup('clusterroles'));
+    this.clusterRoleBindings = new AdmissionCache(() => lookup('clusterrolebindings'));
+    this.roles = new AdmissionCache(() => lookup('roles'));
+    this.roleBindings = new AdmissionCache(() => lookup('rolebindings'));
+  }
+
+  /** Resolves once every cache follows the store; requests before then are denied (fail closed). */
+  async start(): Promise<void> {
+    await Promise.all([this.clusterRoles.start(), this.clusterRoleBindings.start(), this.roles.start(), this.roleBindings.start()]);
+  }
+
+  stop(): void {
+    for (const c of [this.clusterRoles, this.clusterRoleBindings, this.roles, this.roleBindings]) c.stop();
+  }
+
+  authorize(user: RequestUser, attrs: RequestAttributes): Decision {
+    if ((user.groups ?? []).includes(MASTERS_GROUP)) return { allowed: true, reason: '' };
+    for (const { binding, namespace, subject } of this.bindingsOf(user, attrs.resourceRequest ? attrs.namespace : '')) {
+      if (!rulesAllow(attrs, this.roleRules(binding, namespace))) continue;
+      const where = namespace ? `RoleBinding "${binding.metadata.name}/${namespace}"` : `ClusterRoleBinding "${binding.metadata.name}"`;
+      return { allowed: true, reason: `RBAC: allowed by ${where} of ${binding.roleRef?.kind} "${binding.roleRef?.name}" to ${describeSubject(subject, namespace)}` };
+    }
+    return { allowed: false, reason: '' };
+  }
+
+  rulesFor(user: RequestUser, namespace: string): PolicyRule[] {
+    if ((user.groups ?? []).includes(MASTERS_GROUP)) return alwaysAllow.rulesFor(user, namespace);
+    const rules: PolicyRule[] = [];
+    for (const { binding, namespace: ns } of this.bindingsOf(user, namespace)) rules.push(...this.roleRules(binding, ns));
+    return rules;
+  }
+
+  /** ClusterRoleBindings first, then the namespace's RoleBindings, each with the subject that matched */
+  private *bindingsOf(user: RequestUser, namespace: string): Generator<{ binding: Binding; namespace: string; subject: Subject }> {
+    const scopes: [AdmissionCache, string][] = [[this.clusterRoleBindings, '']];
+    if (namespace) scopes.push([this.roleBindings, namespace]);
+    for (const [cache, ns] of scopes) {
+      for (const b of (cache.inNamespace(ns)?.values() ?? []) as Iterable<Binding>) {
+        const subject = (b.subjects ?? []).find((s) => subjectMatches(s, user, ns));
+        if (subject) yield { binding: b, namespace: ns, subject };
+      }
+    }
+  }
+
+  private roleRules(binding: Binding, namespace: string): PolicyRule[] {
+    const ref = binding.roleRef ?? {};
+    if (ref.kind === 'Role') {
+      if (!namespace) return [];
+      return ((this.roles.inNamespace(namespace)?.get(ref.name ?? '') as Role | undefined)?.rules ?? []) as PolicyRule[];
+    }
+    if (ref.kind !== 'ClusterRole') return [];
+    return this.clusterRoleRules(ref.name ?? '', new Set());
+  }
+
+  private clusterRoleRules(name: string, seen: Set<string>): PolicyRule[] {
+    if (seen.has(name)) return [];
+    seen.add(name);
+    const all = this.clusterRoles.inNamespace('');
+    const role = all?.get(name) as Role | undefined;
+    if (!role) return [];
+    const selectors = role.aggregationRule?.clusterRoleSelectors;
+    if (!selectors?.length) return role.rules ?? [];
+    const rules = [...(role.rules ?? [])];
+    const matchers = selectors.map((s) => fromLabelSelector(s));
+    for (const other of (all?.values() ?? []) as Iterable<Role>) {
+      if (other.metadata.name === name) continue;
+      if (matchers.some((m) => !m.empty && m.matches(other.metadata.labels))) rules.push(...this.clusterRoleRules(other.metadata.name!, seen));
+    }
+    return rules;
+  }
+}
