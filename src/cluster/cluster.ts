@@ -25,6 +25,7 @@ import type { Registry } from '../apiserver/registry.js';
 import { bigIntToIp, parseCIDR } from '../api/core-service-net.js';
 import { servePodFacingApi } from '../apiserver/kubernetes-endpoints.js';
 import { alwaysAllow, RbacAuthorizer } from '../apiserver/rbac-authorizer.js';
+import type { Containerd } from '../runtime/containerd.js';
 
 export interface ClusterOptions {
   dataDir: string;
@@ -72,6 +73,25 @@ export class Cluster {
   ) {}
 
   static async start(opts: ClusterOptions): Promise<Cluster> {
+    // k1s' own containerd is another process: it starts (and imports the pause image) on the other core while this
+    // one creates certificates, opens the store and starts the API server; the node agent takes it over
+    let ownContainerd: Promise<Containerd> | undefined;
+    if (opts.agent && !opts.disableAgent && !opts.agent.containerRuntimeEndpoint) {
+      mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+      const { startOwnContainerd } = await import('../kubelet/own-containerd.js');
+      ownContainerd = startOwnContainerd({ ...opts.agent, dataDir: opts.dataDir, log: opts.log ?? ((l: string) => console.error(l)) });
+      ownContainerd.catch(() => undefined); // the agent awaits it and reports the failure
+    }
+    try {
+      return await Cluster.startWith(opts, ownContainerd);
+    } catch (e) {
+      // nothing took it over (or the agent failed and stopped it already: stopping twice is harmless)
+      await ownContainerd?.then((c) => c.stop()).catch(() => undefined);
+      throw e;
+    }
+  }
+
+  private static async startWith(opts: ClusterOptions, ownContainerd: Promise<Containerd> | undefined): Promise<Cluster> {
     const log = opts.log ?? ((l: string) => console.error(l));
     const t0 = performance.now();
     const phase = (name: string) => log(`k1s: ${name} (${Math.round(performance.now() - t0)} ms)`);
@@ -185,7 +205,7 @@ export class Cluster {
           stoppers.unshift(() => podApi.stop());
         };
         const clusterDNSServiceIP = opts.serviceCIDR ? serviceIPAt(opts.serviceCIDR, 10) : undefined;
-        agent = await NodeAgent.start({ client, dataDir: opts.dataDir, log, ca: pki.ca, onPodNetwork, clusterDNSServiceIP, ...opts.agent });
+        agent = await NodeAgent.start({ client, dataDir: opts.dataDir, log, ca: pki.ca, onPodNetwork, clusterDNSServiceIP, ownContainerd, ...opts.agent });
       } catch (e) {
         for (const s of stoppers.splice(0)) await Promise.resolve(s()).catch(() => undefined);
         throw e;

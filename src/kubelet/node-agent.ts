@@ -5,7 +5,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Pod } from '../api/core-pod-types.js';
 import type { Client } from '../client/types.js';
 import { cleanupNodeNetwork } from '../network/host-cleanup.js';
@@ -13,7 +12,7 @@ import { podCidrGateway, writeCniConfig } from '../network/cni-config.js';
 import { execa } from 'execa';
 import { containerdPaths } from '../runtime/containerd-config.js';
 import { Containerd, type ContainerRuntimeProcess } from '../runtime/containerd.js';
-import { checkNodePrerequisites } from '../runtime/prerequisites.js';
+import { startOwnContainerd } from './own-containerd.js';
 import { CriRuntime } from './cri-runtime.js';
 import { criStreams } from './cri-streams.js';
 import type { KubeletStreams } from './server.js';
@@ -33,7 +32,7 @@ import type { CertKeyPem } from '../pki/certs.js';
 import { readMachineInfo } from './machine-info.js';
 import type { NodeHealth } from './node-status.js';
 
-export const DEFAULT_PAUSE_IMAGE = 'k1s.local/pause:3.10';
+export { DEFAULT_PAUSE_IMAGE, defaultImagesDir } from './own-containerd.js';
 export const CONTROL_PLANE_LABEL = 'node-role.kubernetes.io/control-plane';
 
 export interface NodeAgentOptions {
@@ -61,6 +60,8 @@ export interface NodeAgentOptions {
   bridge?: string;
   /** where k1s' own containerd finds the CNI plugins (default /usr/lib/cni, else /opt/cni/bin) */
   cniBinDir?: string;
+  /** k1s' own containerd, already being started (startOwnContainerd); the agent owns it from then on */
+  ownContainerd?: Promise<Containerd>;
   /** local-path volumes of this node live here (default <dataDir>/storage) */
   storageRoot?: string;
   log?: (line: string) => void;
@@ -73,18 +74,6 @@ export interface NodeAgentOptions {
   /** called once the pod network's bridge has its gateway address, before the first pod can start (the API server
    *  listens there for the `kubernetes` Service); a failure is logged, not fatal */
   onPodNetwork?: (net: { gateway: string; bridge: string; podCIDR: string }) => Promise<void>;
-}
-
-/** dist/images, found from this file whether it runs from dist/src/kubelet or from the dist/k1s.cjs bundle. */
-export function defaultImagesDir(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 5; i++) {
-    for (const cand of [path.join(dir, 'images'), path.join(dir, 'dist', 'images')]) {
-      if (existsSync(path.join(cand, 'pause.tar'))) return cand;
-    }
-    dir = path.dirname(dir);
-  }
-  return path.join(process.cwd(), 'dist', 'images');
 }
 
 export class NodeAgent {
@@ -129,12 +118,8 @@ export class NodeAgent {
       await containerd.start();
       phase(`container runtime at ${opts.containerRuntimeEndpoint} ready`);
     } else {
-      const pre = checkNodePrerequisites({ cniBinDir: opts.cniBinDir });
-      if (!pre.ok) throw new Error(pre.message);
-      const pauseTar = path.join(opts.imagesDir ?? defaultImagesDir(), 'pause.tar');
-      if (!existsSync(pauseTar)) throw new Error(`the pause image ${pauseTar} is missing: build it with npm run build:images`);
-      const own = new Containerd({ dataDir: opts.dataDir, cniBinDir: opts.cniBinDir, sandboxImage: opts.pauseImage ?? DEFAULT_PAUSE_IMAGE, importOnStart: [pauseTar], log: (l) => log(`k1s: agent: ${l}`) });
-      await own.start();
+      // started early by the caller (beside the API server's start-up), or now
+      const own = await (opts.ownContainerd ?? startOwnContainerd({ ...opts, log }));
       containerd = own;
       phase(`containerd started (${own.endpoint})`);
     }
