@@ -24,6 +24,7 @@ import { localPathProvisioner } from './local-path-provisioner.js';
 import { replicaSetController, replicationControllerController } from './replicaset.js';
 import { resourceQuotaController } from './resourcequota.js';
 import { rootCAPublisherController } from './root-ca.js';
+import { clusterRoleAggregationController } from './clusterrole-aggregation.js';
 import { serviceAccountController } from './serviceaccount.js';
 import { statefulSetController } from './statefulset.js';
 import { ttlAfterFinishedController } from './ttl-after-finished.js';
@@ -45,6 +46,7 @@ export function defaultControllers(opts: DefaultControllersOptions): ControllerF
     namespaceController({ resources }),
     serviceAccountController(),
     rootCAPublisherController({ caPem: opts.caPem }),
+    clusterRoleAggregationController(),
     garbageCollectorController({ resources }),
     nodeIpamController({ clusterCIDR: opts.clusterCIDR }),
     nodeLifecycleController(),
