@@ -15,7 +15,7 @@ import {
   type AccessReviewStatus,
 } from './authz-validation.js';
 import { defineResource, type KObject, type RequestUser, type ResourceDefinition } from './types.js';
-import type { AccessDecider, RequestAttributes } from './rbac-rules.js';
+import { ALL_RULES, type AccessDecider, type RequestAttributes } from './rbac-rules.js';
 
 export { AN, AZ } from './authz-schema.js';
 export * from './authz-validation.js';
@@ -131,7 +131,7 @@ export const selfSubjectRulesReviewResource = defineResource<RulesReview>({
       const rules = authorizer
         ? authorizer.rulesFor(user, obj.spec.namespace)
         : user.groups?.includes(MASTERS_GROUP)
-          ? [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }, { verbs: ['*'], nonResourceURLs: ['*'] }]
+          ? ALL_RULES
           : [];
       // Kubernetes answers with a new object holding only the status.
       return {

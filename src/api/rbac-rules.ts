@@ -75,6 +75,12 @@ export function rulesAllow(attrs: RequestAttributes, rules: readonly PolicyRule[
 
 export const RBAC_GROUP = 'rbac.authorization.k8s.io';
 
+/** what system:masters (or AlwaysAllow) may do, as a rules review lists it */
+export const ALL_RULES: readonly PolicyRule[] = [
+  { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
+  { verbs: ['*'], nonResourceURLs: ['*'] },
+];
+
 /** Whether a binding's subject names this user (ServiceAccounts default to the binding's namespace). */
 export function subjectMatches(subject: Subject, user: RequestUser, bindingNamespace: string): boolean {
   switch (subject.kind) {

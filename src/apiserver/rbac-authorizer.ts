@@ -1,24 +1,13 @@
 // The RBAC authorizer (kube-apiserver --authorization-mode=RBAC): allows a request when a ClusterRoleBinding, or a
 // RoleBinding in the request's namespace, binds a subject matching the user to a role with a rule that covers it.
 // system:masters is always allowed (kube's privileged-group authorizer runs first). Roles and bindings are read
-// from watch-fed caches, never from the store per request: this runs before every request.
-//
-// ClusterRoles with an aggregationRule answer with the rules of the ClusterRoles their selectors match, as the
-// clusterrole-aggregation controller would have written them, so a new aggregate-to-* role counts at once.
+// from watch-fed caches, never from the store per request: this runs before every request. Aggregated ClusterRoles
+// (admin, edit, view) count with the rules the clusterrole-aggregation controller wrote into them, as in kube.
 import type { KObject, RequestUser } from '../api/types.js';
-import {
-  describeSubject,
-  rulesAllow,
-  subjectMatches,
-  type PolicyRule,
-  type RequestAttributes,
-  type Subject,
-} from '../api/rbac-rules.js';
-import { fromLabelSelector, type MetaLabelSelector } from '../machinery/labels.js';
+import { MASTERS_GROUP } from '../api/authz.js';
+import { ALL_RULES, describeSubject, rulesAllow, subjectMatches, type PolicyRule, type RequestAttributes, type Subject } from '../api/rbac-rules.js';
 import { AdmissionCache } from './admission-cache.js';
 import type { ResourceStore } from './resource-store.js';
-
-export const MASTERS_GROUP = 'system:masters';
 
 export interface Decision {
   allowed: boolean;
@@ -38,13 +27,12 @@ interface Binding extends KObject {
 }
 interface Role extends KObject {
   rules?: PolicyRule[];
-  aggregationRule?: { clusterRoleSelectors?: MetaLabelSelector[] };
 }
 
 /** Every request allowed (--authorization-mode=AlwaysAllow). */
 export const alwaysAllow: Authorizer = {
   authorize: () => ({ allowed: true, reason: '' }),
-  rulesFor: () => [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }, { verbs: ['*'], nonResourceURLs: ['*'] }],
+  rulesFor: () => [...ALL_RULES],
 };
 
 export class RbacAuthorizer implements Authorizer {
@@ -100,28 +88,8 @@ export class RbacAuthorizer implements Authorizer {
 
   private roleRules(binding: Binding, namespace: string): PolicyRule[] {
     const ref = binding.roleRef ?? {};
-    if (ref.kind === 'Role') {
-      if (!namespace) return [];
-      return ((this.roles.inNamespace(namespace)?.get(ref.name ?? '') as Role | undefined)?.rules ?? []) as PolicyRule[];
-    }
-    if (ref.kind !== 'ClusterRole') return [];
-    return this.clusterRoleRules(ref.name ?? '', new Set());
-  }
-
-  private clusterRoleRules(name: string, seen: Set<string>): PolicyRule[] {
-    if (seen.has(name)) return [];
-    seen.add(name);
-    const all = this.clusterRoles.inNamespace('');
-    const role = all?.get(name) as Role | undefined;
-    if (!role) return [];
-    const selectors = role.aggregationRule?.clusterRoleSelectors;
-    if (!selectors?.length) return role.rules ?? [];
-    const rules = [...(role.rules ?? [])];
-    const matchers = selectors.map((s) => fromLabelSelector(s));
-    for (const other of (all?.values() ?? []) as Iterable<Role>) {
-      if (other.metadata.name === name) continue;
-      if (matchers.some((m) => !m.empty && m.matches(other.metadata.labels))) rules.push(...this.clusterRoleRules(other.metadata.name!, seen));
-    }
-    return rules;
+    // a RoleBinding may name a Role of its namespace or a ClusterRole; a ClusterRoleBinding only a ClusterRole
+    const cache = ref.kind === 'Role' && namespace ? this.roles.inNamespace(namespace) : ref.kind === 'ClusterRole' ? this.clusterRoles.inNamespace('') : undefined;
+    return ((cache?.get(ref.name ?? '') as Role | undefined)?.rules ?? []) as PolicyRule[];
   }
 }

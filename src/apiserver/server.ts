@@ -12,7 +12,7 @@ import type { UserInfo } from './context.js';
 import { handleResource, type ApiRequest } from './handlers.js';
 import { HealthChecks } from './health.js';
 import type { Registry } from './registry.js';
-import { parseRequestInfo } from './request-info.js';
+import { parseRequestInfo, type RequestInfo } from './request-info.js';
 import { serveWatch, type WatchStreamOptions } from './watch-stream.js';
 import { registerDiscoveryRoutes } from './discovery-routes.js';
 import { registerPodStreams } from './pod-streams.js';
@@ -50,7 +50,20 @@ function isPublic(path: string): boolean {
 declare module 'fastify' {
   interface FastifyRequest {
     k1sUser?: UserInfo;
+    /** the request's path, query and RequestInfo, parsed once (by authorization, else by the resource handler) */
+    k1sInfo?: ParsedRequest;
   }
+}
+
+interface ParsedRequest {
+  query: URLSearchParams;
+  info: RequestInfo;
+}
+
+function parseRequest(method: string, url: string): ParsedRequest {
+  const [path, qs = ''] = url.split(/\?(.*)/s);
+  const query = new URLSearchParams(qs);
+  return { query, info: parseRequestInfo(method, path, query) };
 }
 
 export function sendStatus(reply: FastifyReply, e: StatusError): FastifyReply {
@@ -112,7 +125,8 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
       if (user) {
         req.k1sUser = user;
         if (opts.authorizer) {
-          const attrs = requestAttributes(req.method, req.url);
+          req.k1sInfo = parseRequest(req.method, req.url);
+          const attrs = requestAttributes(req.method, req.k1sInfo.info);
           const decision = opts.authorizer.authorize(user, attrs);
           if (!decision.allowed) {
             const { message, details } = forbiddenStatus(user.name, attrs, decision.reason);
@@ -137,9 +151,7 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
   registerPodStreams(app, { registry: opts.registry, kubeletClient: opts.kubeletClient, authenticateToken: opts.authenticateToken });
 
   const resource = async (req: FastifyRequest, reply: FastifyReply) => {
-    const [path, qs = ''] = req.url.split(/\?(.*)/s);
-    const query = new URLSearchParams(qs);
-    const info = parseRequestInfo(req.method, path, query);
+    const { info, query } = req.k1sInfo ?? parseRequest(req.method, req.url);
     if (!info.isResourceRequest) throw new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
     const apiReq: ApiRequest = {
       info,

@@ -72,22 +72,11 @@ function freePort(): Promise<number> {
   });
 }
 
-function getFrom(host: string, port: number, timeout = 3000): Promise<{ status: number; body: string }> {
+/** one HTTP GET on a new connection: to `address` (default 127.0.0.1), with an optional Host header */
+function get(port: number, opts: { address?: string; path?: string; host?: string; timeoutMs?: number } = {}): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.get({ host, port, path: '/', agent: false, timeout }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: body.trim() }));
-    });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', reject);
-  });
-}
-
-function get(port: number, opts: { path?: string; host?: string } = {}): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.get({ host: '127.0.0.1', port, path: opts.path ?? '/', headers: opts.host ? { host: opts.host } : {}, agent: false, timeout: 3000 }, (res) => {
+    const headers = opts.host ? { host: opts.host } : {};
+    const req = http.get({ host: opts.address ?? '127.0.0.1', port, path: opts.path ?? '/', headers, agent: false, timeout: opts.timeoutMs ?? 3000 }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => (body += d));
@@ -279,7 +268,7 @@ test('a NodePort Service is reachable from the host on 127.0.0.1 and on the node
   const node = JSON.parse(await k.ok(['get', 'nodes', '-o', 'json'])).items[0];
   const address = node.status.addresses.find((a: { type: string }) => a.type === 'InternalIP')?.address as string;
   assert.ok(address, 'the node has an InternalIP');
-  const viaNode = await until(async () => (await getFrom(address, nodePort).catch(() => undefined)) ?? undefined, `${address}:${nodePort}`, 10_000);
+  const viaNode = await until(async () => (await get(nodePort, { address }).catch(() => undefined)) ?? undefined, `${address}:${nodePort}`, 10_000);
   assert.deepEqual(viaNode, { status: 200, body: 'web' });
 });
 
@@ -288,7 +277,7 @@ test('the endpoints of a deleted pod stop receiving traffic within 1 s (while th
   // both pods answer through the ClusterIP from the host first
   const seen = new Set<string>();
   await until(async () => {
-    const r = await getFrom(ip, 80).catch(() => undefined);
+    const r = await get(80, { address: ip }).catch(() => undefined);
     if (r) seen.add(r.body);
     return seen.has('pair-a') && seen.has('pair-b');
   }, 'both pair pods behind the ClusterIP', 20_000);
@@ -300,7 +289,7 @@ test('the endpoints of a deleted pod stop receiving traffic within 1 s (while th
   const loop = (async () => {
     while (!stop) {
       const t = performance.now();
-      const r = await getFrom(ip, 80, 1000).catch((e: Error) => ({ status: 0, body: e.message }));
+      const r = await get(80, { address: ip, timeoutMs: 1000 }).catch((e: Error) => ({ status: 0, body: e.message }));
       if (deletedAt) {
         trail.push(`${Math.round(t - deletedAt)} ms: ${r.body}`);
         afterDelete++;

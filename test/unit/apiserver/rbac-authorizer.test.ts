@@ -1,19 +1,26 @@
 // RBAC decisions over the bootstrap policy and user-made roles, through a real in-process API (SQLite in memory):
 // every rule form (verbs, groups, resources, subresources, */sub, resourceNames, non-resource URLs with *),
-// every subject kind, Role vs ClusterRole refs, aggregation, and kube's 403 texts.
+// every subject kind, Role vs ClusterRole refs, aggregated roles (with the clusterrole-aggregation controller, as in
+// kube), and kube's 403 texts.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { forbiddenStatus, ruleAllows, type RequestAttributes } from '../../../src/api/rbac-rules.js';
 import { RbacAuthorizer } from '../../../src/apiserver/rbac-authorizer.js';
-import { requestAttributes } from '../../../src/apiserver/request-attributes.js';
-import { bootstrapClusterObjects, buildClusterApi, type ClusterApi } from '../../../src/cluster/api.js';
+import { requestAttributes as fromInfo } from '../../../src/apiserver/request-attributes.js';
+import { parseRequestInfo } from '../../../src/apiserver/request-info.js';
 import type { KObject } from '../../../src/api/types.js';
-import { SqliteStore } from '../../../src/storage/sqlite.js';
+import { clusterRoleAggregationController } from '../../../src/controllers/clusterrole-aggregation.js';
+import { controllerCluster, type ControllerCluster } from '../controllers/harness.js';
 
 const RBAC = 'rbac.authorization.k8s.io/v1';
 const res = (verb: string, resource: string, o: Partial<RequestAttributes> = {}): RequestAttributes => ({
   verb, resourceRequest: true, apiGroup: '', resource, subresource: '', namespace: '', name: '', path: '', ...o,
 });
+/** the attributes of an HTTP request, as the API server derives them */
+function requestAttributes(method: string, target: string): RequestAttributes {
+  const [path, qs = ''] = target.split(/\?(.*)/s);
+  return fromInfo(method, parseRequestInfo(method, path, new URLSearchParams(qs)));
+}
 const url = (verb: string, path: string): RequestAttributes => ({ verb, resourceRequest: false, apiGroup: '', resource: '', subresource: '', namespace: '', name: '', path });
 
 describe('RBAC rule matching', () => {
@@ -64,23 +71,19 @@ describe('RBAC rule matching', () => {
 });
 
 describe('the RBAC authorizer over the bootstrap policy', () => {
-  let store: SqliteStore;
-  let api: ClusterApi;
+  let c: ControllerCluster;
   let authz: RbacAuthorizer;
-  const create = (plural: string, ns: string, obj: Record<string, unknown>) => api.client.resource(RBAC, plural).create(ns, obj as KObject);
+  const create = (plural: string, ns: string, obj: Record<string, unknown>) => c.client.resource(RBAC, plural).create(ns, obj as KObject);
   const jane = { name: 'jane', groups: ['devs', 'system:authenticated'] };
   const robot = { name: 'system:serviceaccount:team:robot', groups: ['system:serviceaccounts', 'system:serviceaccounts:team', 'system:authenticated'] };
   before(async () => {
-    store = SqliteStore.open({ path: ':memory:' });
-    api = buildClusterApi(store);
-    await bootstrapClusterObjects(api);
-    authz = new RbacAuthorizer((plural) => api.registry.mustLookup('rbac.authorization.k8s.io', 'v1', plural));
+    c = await controllerCluster([clusterRoleAggregationController()]);
+    authz = new RbacAuthorizer((plural) => c.registry.mustLookup('rbac.authorization.k8s.io', 'v1', plural));
     await authz.start();
   });
   after(async () => {
     authz.stop();
-    api.stop();
-    await store.close();
+    await c.close();
   });
 
   it('allows system:masters everything and authenticated users discovery and self-reviews only', () => {
@@ -94,7 +97,7 @@ describe('the RBAC authorizer over the bootstrap policy', () => {
   });
 
   it('binds Roles and ClusterRoles to users, groups and ServiceAccounts, per namespace', async () => {
-    await api.client.resource('v1', 'namespaces').create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } } as KObject);
+    await c.client.resource('v1', 'namespaces').create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } } as KObject);
     await create('roles', 'team', { apiVersion: RBAC, kind: 'Role', metadata: { name: 'cm-reader' }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'], resourceNames: ['settings'] }] });
     await create('rolebindings', 'team', { apiVersion: RBAC, kind: 'RoleBinding', metadata: { name: 'devs-read' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'cm-reader' }, subjects: [{ kind: 'Group', name: 'devs' }] });
     await create('rolebindings', 'team', { apiVersion: RBAC, kind: 'RoleBinding', metadata: { name: 'robot-edit' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' }, subjects: [{ kind: 'ServiceAccount', name: 'robot' }] });
@@ -102,7 +105,10 @@ describe('the RBAC authorizer over the bootstrap policy', () => {
     assert.ok(!authz.authorize(jane, res('get', 'configmaps', { namespace: 'team', name: 'other' })).allowed);
     assert.ok(!authz.authorize(jane, res('get', 'configmaps', { namespace: 'default', name: 'settings' })).allowed, 'a RoleBinding grants only in its namespace');
     // edit is aggregated from system:aggregate-to-edit and (through view) system:aggregate-to-view
-    const d = authz.authorize(robot, res('create', 'deployments', { apiGroup: 'apps', namespace: 'team' }));
+    const d = await c.waitFor('edit to be aggregated', () => {
+      const r = authz.authorize(robot, res('create', 'deployments', { apiGroup: 'apps', namespace: 'team' }));
+      return r.allowed && authz.authorize(robot, res('list', 'pods', { namespace: 'team' })).allowed ? r : undefined;
+    });
     assert.deepEqual(d, { allowed: true, reason: 'RBAC: allowed by RoleBinding "robot-edit/team" of ClusterRole "edit" to ServiceAccount "team/robot"' });
     assert.ok(authz.authorize(robot, res('list', 'pods', { namespace: 'team' })).allowed, 'view rules through edit');
     assert.ok(!authz.authorize(robot, res('create', 'roles', { apiGroup: 'rbac.authorization.k8s.io', namespace: 'team' })).allowed, 'admin powers are not in edit');
@@ -110,14 +116,14 @@ describe('the RBAC authorizer over the bootstrap policy', () => {
     assert.ok(!authz.authorize({ ...robot, name: 'system:serviceaccount:other:robot' }, res('list', 'pods', { namespace: 'team' })).allowed, 'same name, other namespace');
   });
 
-  it('follows changes at once: a new aggregate-to-view role widens view, a deleted binding takes access away', async () => {
+  it('follows changes: a new aggregate-to-view role widens view once aggregated, a deleted binding takes access away at once', async () => {
     await create('clusterrolebindings', '', { apiVersion: RBAC, kind: 'ClusterRoleBinding', metadata: { name: 'jane-view' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' }, subjects: [{ kind: 'User', name: 'jane' }] });
-    assert.ok(authz.authorize(jane, res('list', 'pods', { namespace: 'anywhere' })).allowed);
+    assert.ok(authz.authorize(jane, res('list', 'pods', { namespace: 'anywhere' })).allowed, 'a new binding counts at once');
     const widgets = res('list', 'widgets', { apiGroup: 'example.com', namespace: 'team' });
     assert.ok(!authz.authorize(jane, widgets).allowed);
     await create('clusterroles', '', { apiVersion: RBAC, kind: 'ClusterRole', metadata: { name: 'widgets-view', labels: { 'rbac.authorization.k8s.io/aggregate-to-view': 'true' } }, rules: [{ verbs: ['list'], apiGroups: ['example.com'], resources: ['widgets'] }] });
-    assert.ok(authz.authorize(jane, widgets).allowed);
-    await api.client.resource(RBAC, 'clusterrolebindings').delete('', 'jane-view');
+    await c.waitFor('view to aggregate widgets', () => authz.authorize(jane, widgets).allowed);
+    await c.client.resource(RBAC, 'clusterrolebindings').delete('', 'jane-view');
     assert.ok(!authz.authorize(jane, widgets).allowed);
     // rules review: what jane may do in team (the devs Role plus the self-review rules)
     const rules = authz.rulesFor(jane, 'team');
