@@ -21,7 +21,7 @@ rmSync(`${outfile}.cache`, { force: true });
 // fastify (~100 ms of module loading at every start) is bundled too, so the code cache covers it: the entry puts
 // the bundled copy into node's require cache under node_modules/fastify's own path, where the sources' own
 // createRequire(import.meta.url)('fastify') finds it. The rest of node_modules stays external: better-sqlite3
-// is native, and yaml, jose and fastify's schema compilers and light-my-request load lazily. @peculiar/x509 is
+// is native, and yaml, jose and fastify's schema compilers and light-my-request load lazily. @peculiar/asn1-x509 is
 // bundled as a lazily evaluated module (only fresh data dirs create certificates), so the cache covers it too.
 const entry = `
 const Module = require('node:module');
@@ -59,7 +59,7 @@ const result = await build({
         // like --packages=external, except fastify and what it requires at load time
         b.onResolve({ filter: /^[^./]/ }, (args) => {
           if (args.path.startsWith('node:')) return { path: args.path, external: true };
-          const bundled = args.path === 'fastify' || args.path === '@peculiar/x509' || args.importer.includes('/node_modules/');
+          const bundled = args.path === 'fastify' || args.path.startsWith('@peculiar/asn1-') || args.importer.includes('/node_modules/');
           if (bundled && !fastifyLazy.includes(args.path)) return undefined;
           return { path: args.path, external: true };
         });
@@ -78,6 +78,25 @@ const result = await build({
     ].join('\n'),
   },
 });
+// The cluster DNS worker thread's script (src/network/dns-worker.ts): a worker needs a file, and this one is small,
+// so it is a bundle of its own with everything it needs (dns-packet included), next to dist/k1s.cjs, where the
+// bundled dns-server finds it (dnsWorkerURL). Written before the main bundle: a new bundle never misses it.
+const dnsWorkerFile = join(root, 'dist/dns-worker.cjs');
+const dnsWorker = await build({
+  entryPoints: [join(root, 'dist/src/network/dns-worker.js')],
+  write: false,
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  logLevel: 'warning',
+  outfile: dnsWorkerFile,
+  legalComments: 'none',
+  banner: { js: '"use strict";' },
+});
+writeFileSync(`${dnsWorkerFile}.${process.pid}.tmp`, dnsWorker.outputFiles[0].text);
+renameSync(`${dnsWorkerFile}.${process.pid}.tmp`, dnsWorkerFile);
+
 // The bundle's remaining dynamic import()s are of external packages (jose); route them through __k1s_import.
 let code = result.outputFiles[0].text;
 const bannerEnd = code.indexOf('\n', code.indexOf('var __k1s_import =')) + 1;

@@ -54,7 +54,7 @@ let x509Lib: X509Lib | undefined;
 
 /**
  * @peculiar/x509, loaded on the first CSR validated (it costs ~100 ms, which start-up should not pay). Validation is
- * synchronous, so it is require()d (the package is CommonJS; node caches it, as src/pki/certs.ts also loads it); the
+ * synchronous, so it is require()d (the package is CommonJS; node caches it); the
  * Reflect metadata polyfill its dependency tsyringe insists on is the tiny reflect-shim imported above.
  */
 function loadX509(): X509Lib {

@@ -1,13 +1,16 @@
-// Certificate generation (via @peculiar/x509) and inspection (via node:crypto).
+// Certificate generation (ASN.1 via @peculiar/asn1-x509, keys and signatures via node:crypto) and inspection
+// (via node:crypto).
 //
-// Start-up time matters: importing @peculiar/x509 costs ~100+ ms, so it is
-// loaded lazily and only when something must be signed. Every check done on a
-// normal restart (expiry, SANs, issuer, key match) uses node's native
-// X509Certificate instead. Keys are ECDSA P-256: generation takes well under a
-// millisecond (RSA 2048 takes tens to hundreds), and every Kubernetes client
-// accepts it.
-import { KeyObject, X509Certificate, createPrivateKey, createPublicKey, generateKeyPairSync, webcrypto } from 'node:crypto';
-import type * as X509 from '@peculiar/x509';
+// Start-up time matters: a fresh data dir creates a CA and three leaves before the API server can listen. The
+// certificate structures are built with @peculiar/asn1-x509's schema classes and serialized once; keys are made
+// and the TBSCertificate signed by node:crypto directly (synchronous, native), which is several times cheaper than
+// @peculiar/x509's generator (it re-parses every extension and the result, and signs through WebCrypto). The
+// schema library is loaded lazily, only when something must be signed: every check done on a normal restart
+// (expiry, SANs, issuer, key match) uses node's native X509Certificate. Keys are ECDSA P-256: generation takes
+// well under a millisecond (RSA 2048 takes tens to hundreds), and every Kubernetes client accepts it.
+import { KeyObject, X509Certificate, createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
+import type * as AsnX509 from '@peculiar/asn1-x509';
+import type * as AsnSchema from '@peculiar/asn1-schema';
 
 /** A certificate and its private key, PEM encoded (key: PKCS#8 "PRIVATE KEY"). */
 export interface CertKeyPem {
@@ -18,75 +21,115 @@ export interface CertKeyPem {
 export const CA_VALIDITY_DAYS = 3650;
 export const LEAF_VALIDITY_DAYS = 365;
 const DAY_MS = 24 * 60 * 60 * 1000;
-// Tolerate small clock skew between k1s and its clients (kubeadm backdates 5 min).
 const BACKDATE_MS = 5 * 60 * 1000;
 
-const EC_KEYGEN = { name: 'ECDSA', namedCurve: 'P-256' } as const;
-const ECDSA_SHA256 = { name: 'ECDSA', hash: 'SHA-256' } as const;
+// OIDs (RFC 5280, RFC 5758, RFC 4055)
+const OID_CN = '2.5.4.3';
+const OID_O = '2.5.4.10';
+const OID_ECDSA_SHA256 = '1.2.840.10045.4.3.2';
+const OID_ECDSA_SHA384 = '1.2.840.10045.4.3.3';
+const OID_RSA_SHA256 = '1.2.840.113549.1.1.11';
 
-// node's webcrypto is the standard Crypto; the cast only bridges @types/node vs lib.dom typings.
-const subtleCrypto = webcrypto as unknown as Crypto;
-
-/**
- * Lazily loads @peculiar/x509 (after the Reflect polyfill it requires). import() rather than require() so the
- * single-file build bundles it as a lazily evaluated module covered by the V8 code cache (fresh data dirs spend
- * most of their start-up here); the package is CommonJS, so its exports are the namespace's default.
- */
-async function loadX509(): Promise<typeof X509> {
-  await import('./reflect-shim.js');
-  const mod = (await import('@peculiar/x509')) as typeof X509 & { default?: typeof X509 };
-  const x509 = mod.default?.cryptoProvider ? mod.default : mod;
-  x509.cryptoProvider.set(subtleCrypto); // idempotent: always the same provider
-  return x509;
+interface Asn {
+  x: typeof AsnX509;
+  convert: typeof AsnSchema.AsnConvert;
+  OctetString: typeof AsnSchema.OctetString;
 }
 
-type NameSpec = Record<string, string[]>[];
+let asn: Asn | undefined;
+
+/**
+ * Lazily loads the ASN.1 schema classes. import() rather than require() so the single-file build bundles them as
+ * lazily evaluated modules covered by the V8 code cache; the packages are CommonJS, so their exports may sit on
+ * the namespace's default.
+ */
+async function loadAsn(): Promise<Asn> {
+  if (asn) return asn;
+  const [xm, sm] = await Promise.all([import('@peculiar/asn1-x509'), import('@peculiar/asn1-schema')]);
+  const x = cjsExports<typeof AsnX509>(xm, 'Certificate');
+  const s = cjsExports<typeof AsnSchema>(sm, 'AsnConvert');
+  asn = { x, convert: s.AsnConvert, OctetString: s.OctetString };
+  return asn;
+}
+
+/** A CommonJS package's exports from its import() namespace (on `default`, or the namespace itself). */
+function cjsExports<T>(ns: unknown, probe: string): T {
+  const d = (ns as { default?: Record<string, unknown> }).default;
+  return (d && probe in d ? d : ns) as T;
+}
+
+// X.520 PrintableString's alphabet; anything else is encoded as UTF8String (as Go's crypto/x509 does)
+const PRINTABLE = /^[A-Za-z0-9 '()+,\-./:=?]*$/;
 
 /** Subject in Go's crypto/x509 order (O before CN), one RDN per value. */
-function subjectName(commonName: string, organizations: readonly string[] = []): NameSpec {
-  return [...organizations.map((o) => ({ O: [o] })), { CN: [commonName] }];
+function subjectName(a: Asn, commonName: string, organizations: readonly string[] = []): AsnX509.Name {
+  const rdn = (type: string, value: string) =>
+    new a.x.RelativeDistinguishedName([
+      new a.x.AttributeTypeAndValue({
+        type,
+        value: new a.x.AttributeValue(PRINTABLE.test(value) ? { printableString: value } : { utf8String: value }),
+      }),
+    ]);
+  return new a.x.Name([...organizations.map((o) => rdn(OID_O, o)), rdn(OID_CN, commonName)]);
 }
 
 function validity(days: number, now: Date, notAfterCap?: Date): { notBefore: Date; notAfter: Date } {
   const notBefore = new Date(now.getTime() - BACKDATE_MS);
   let notAfter = new Date(now.getTime() + days * DAY_MS);
-  // A leaf must not outlive its CA, or clients reject it near the CA's end of life.
   if (notAfterCap && notAfter > notAfterCap) notAfter = notAfterCap;
   return { notBefore, notAfter };
 }
 
-async function newEcKeyPair(): Promise<CryptoKeyPair> {
-  return (await webcrypto.subtle.generateKey(EC_KEYGEN, true, ['sign', 'verify'])) as CryptoKeyPair;
+/** A positive 128-bit serial number, DER INTEGER content (a leading zero keeps it positive). */
+function serialNumber(): ArrayBuffer {
+  const bytes = randomBytes(16);
+  const out = bytes[0] > 0x7f ? Buffer.concat([Buffer.from([0]), bytes]) : bytes;
+  return new Uint8Array(out).buffer;
 }
 
-function privateKeyPem(key: CryptoKey): string {
-  return KeyObject.from(key as Parameters<typeof KeyObject.from>[0])
-    .export({ type: 'pkcs8', format: 'pem' })
-    .toString();
+/** RFC 5280 4.2.1.2 method (1): SHA-1 of the subjectPublicKey BIT STRING's bytes. */
+function keyIdentifier(spki: AsnX509.SubjectPublicKeyInfo): ArrayBuffer {
+  return new Uint8Array(createHash('sha1').update(new Uint8Array(spki.subjectPublicKey)).digest()).buffer;
 }
 
-/** Imports a CA private key (any PEM form node understands) for signing, with a matching algorithm. */
-async function importSigningKey(keyPem: string): Promise<{ key: CryptoKey; alg: Algorithm }> {
-  const keyObject = createPrivateKey(keyPem);
-  const der = keyObject.export({ type: 'pkcs8', format: 'der' });
-  const details = keyObject.asymmetricKeyDetails ?? {};
-  let importAlg: Algorithm & Record<string, unknown>;
-  let signAlg: Algorithm & Record<string, unknown>;
-  if (keyObject.asymmetricKeyType === 'ec' && details.namedCurve === 'prime256v1') {
-    importAlg = EC_KEYGEN;
-    signAlg = ECDSA_SHA256;
-  } else if (keyObject.asymmetricKeyType === 'ec' && details.namedCurve === 'secp384r1') {
-    importAlg = { name: 'ECDSA', namedCurve: 'P-384' };
-    signAlg = { name: 'ECDSA', hash: 'SHA-384' };
-  } else if (keyObject.asymmetricKeyType === 'rsa') {
-    // Lets a user-provided (kubeadm-style RSA) CA be used as well.
-    importAlg = signAlg = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' };
-  } else {
-    throw new Error(`unsupported CA key type: ${keyObject.asymmetricKeyType} ${String(details.namedCurve ?? '')}`);
-  }
-  const key = await webcrypto.subtle.importKey('pkcs8', der, importAlg, false, ['sign']);
-  return { key: key as CryptoKey, alg: signAlg };
+interface SigningKey {
+  key: KeyObject;
+  hash: 'sha256' | 'sha384';
+  algorithm: string;
 }
+
+/** A CA private key (any PEM form node understands) with the matching signature algorithm. */
+function signingKey(keyPem: string): SigningKey {
+  const key = createPrivateKey(keyPem);
+  const curve = key.asymmetricKeyDetails?.namedCurve;
+  if (key.asymmetricKeyType === 'ec' && curve === 'prime256v1') return { key, hash: 'sha256', algorithm: OID_ECDSA_SHA256 };
+  if (key.asymmetricKeyType === 'ec' && curve === 'secp384r1') return { key, hash: 'sha384', algorithm: OID_ECDSA_SHA384 };
+  if (key.asymmetricKeyType === 'rsa') return { key, hash: 'sha256', algorithm: OID_RSA_SHA256 };
+  throw new Error(`unsupported CA key type: ${key.asymmetricKeyType} ${String(curve ?? '')}`);
+}
+
+function extension(a: Asn, extnID: string, critical: boolean, value: object): AsnX509.Extension {
+  return new a.x.Extension({ extnID, critical, extnValue: new a.OctetString(a.convert.serialize(value)) });
+}
+
+/** Signs the TBSCertificate and returns the certificate as PEM. */
+function signCertificate(a: Asn, tbs: AsnX509.TBSCertificate, signer: SigningKey): string {
+  const algorithm = new a.x.AlgorithmIdentifier({ algorithm: signer.algorithm, parameters: signer.algorithm === OID_RSA_SHA256 ? NULL_DER : undefined });
+  tbs.signature = algorithm;
+  // ECDSA signatures come DER encoded (Ecdsa-Sig-Value), as X.509 carries them
+  const signature = sign(signer.hash, Buffer.from(a.convert.serialize(tbs)), signer.key);
+  const cert = new a.x.Certificate({ tbsCertificate: tbs, signatureAlgorithm: algorithm, signatureValue: new Uint8Array(signature).buffer });
+  return new X509Certificate(Buffer.from(a.convert.serialize(cert))).toString();
+}
+
+const NULL_DER = new Uint8Array([0x05, 0x00]).buffer;
+
+function newEcKeyPair(a: Asn): { privateKey: KeyObject; spki: AsnX509.SubjectPublicKeyInfo } {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  return { privateKey, spki: a.convert.parse(publicKey.export({ type: 'spki', format: 'der' }), a.x.SubjectPublicKeyInfo) };
+}
+
+const privateKeyPem = (key: KeyObject) => key.export({ type: 'pkcs8', format: 'pem' }).toString();
 
 export interface CaOptions {
   commonName?: string;
@@ -96,27 +139,26 @@ export interface CaOptions {
 
 /** Creates a self-signed CA. The default CN carries a timestamp, as k3s does, so successive CAs are distinguishable. */
 export async function createCa(opts: CaOptions = {}): Promise<CertKeyPem> {
-  const x509 = await loadX509();
+  const a = await loadAsn();
   const now = opts.now ?? new Date();
-  const keys = await newEcKeyPair();
-  const cert = await x509.X509CertificateGenerator.createSelfSigned(
-    {
-      name: subjectName(opts.commonName ?? `k1s-ca@${Math.floor(now.getTime() / 1000)}`),
-      keys,
-      signingAlgorithm: ECDSA_SHA256,
-      ...validity(opts.days ?? CA_VALIDITY_DAYS, now),
-      extensions: [
-        new x509.BasicConstraintsExtension(true, undefined, true),
-        new x509.KeyUsagesExtension(
-          x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature,
-          true,
-        ),
-        await x509.SubjectKeyIdentifierExtension.create(keys.publicKey, false, subtleCrypto),
-      ],
-    },
-    subtleCrypto,
-  );
-  return { certPem: cert.toString('pem') + '\n', keyPem: privateKeyPem(keys.privateKey) };
+  const keys = newEcKeyPair(a);
+  const name = subjectName(a, opts.commonName ?? `k1s-ca@${Math.floor(now.getTime() / 1000)}`);
+  const { KeyUsageFlags } = a.x;
+  const tbs = new a.x.TBSCertificate({
+    version: a.x.Version.v3,
+    serialNumber: serialNumber(),
+    issuer: name,
+    subject: name,
+    validity: new a.x.Validity(validity(opts.days ?? CA_VALIDITY_DAYS, now)),
+    subjectPublicKeyInfo: keys.spki,
+    extensions: new a.x.Extensions([
+      extension(a, a.x.id_ce_basicConstraints, true, new a.x.BasicConstraints({ cA: true })),
+      extension(a, a.x.id_ce_keyUsage, true, new a.x.KeyUsage(KeyUsageFlags.keyCertSign | KeyUsageFlags.cRLSign | KeyUsageFlags.digitalSignature)),
+      extension(a, a.x.id_ce_subjectKeyIdentifier, false, new a.x.SubjectKeyIdentifier(keyIdentifier(keys.spki))),
+    ]),
+  });
+  const signer: SigningKey = { key: keys.privateKey, hash: 'sha256', algorithm: OID_ECDSA_SHA256 };
+  return { certPem: signCertificate(a, tbs, signer), keyPem: privateKeyPem(keys.privateKey) };
 }
 
 interface LeafSpec {
@@ -129,35 +171,62 @@ interface LeafSpec {
   now?: Date;
 }
 
+const EKU = { serverAuth: '1.3.6.1.5.5.7.3.1', clientAuth: '1.3.6.1.5.5.7.3.2' } as const;
+
+/** What a leaf needs of its CA, parsed once per CA. */
+interface Issuer {
+  subject: AsnX509.Name;
+  keyId: ArrayBuffer;
+  notAfter: Date;
+  signer: SigningKey;
+}
+
+const issuers = new Map<string, Issuer>();
+
+function issuerOf(a: Asn, ca: CertKeyPem): Issuer {
+  const cacheKey = ca.certPem + ca.keyPem;
+  let issuer = issuers.get(cacheKey);
+  if (!issuer) {
+    const caCert = new X509Certificate(ca.certPem);
+    const parsed = a.convert.parse(caCert.raw, a.x.Certificate).tbsCertificate;
+    issuer = {
+      subject: parsed.subject, // the CA's exact encoded name, so chain building matches byte for byte
+      keyId: keyIdentifier(parsed.subjectPublicKeyInfo),
+      notAfter: new Date(caCert.validTo),
+      signer: signingKey(ca.keyPem),
+    };
+    if (issuers.size > 16) issuers.clear();
+    issuers.set(cacheKey, issuer);
+  }
+  return issuer;
+}
+
 async function createLeaf(ca: CertKeyPem, spec: LeafSpec): Promise<CertKeyPem> {
-  const x509 = await loadX509();
-  const caCert = new x509.X509Certificate(ca.certPem);
-  const { key: caKey, alg } = await importSigningKey(ca.keyPem);
-  const keys = await newEcKeyPair();
-  const extensions: X509.Extension[] = [
-    new x509.BasicConstraintsExtension(false, undefined, true),
-    new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
-    new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage[spec.usage]]),
-    await x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey, false, subtleCrypto),
+  const a = await loadAsn();
+  const issuer = issuerOf(a, ca);
+  const keys = newEcKeyPair(a);
+  const { KeyUsageFlags } = a.x;
+  const extensions = [
+    extension(a, a.x.id_ce_basicConstraints, true, new a.x.BasicConstraints({ cA: false })),
+    extension(a, a.x.id_ce_keyUsage, true, new a.x.KeyUsage(KeyUsageFlags.digitalSignature | KeyUsageFlags.keyEncipherment)),
+    extension(a, a.x.id_ce_extKeyUsage, false, new a.x.ExtendedKeyUsage([EKU[spec.usage]])),
+    extension(a, a.x.id_ce_authorityKeyIdentifier, false, new a.x.AuthorityKeyIdentifier({ keyIdentifier: new a.x.KeyIdentifier(issuer.keyId) })),
   ];
   const names = [
-    ...(spec.hostnames ?? []).map((value) => ({ type: 'dns' as const, value })),
-    ...(spec.ips ?? []).map((value) => ({ type: 'ip' as const, value })),
+    ...(spec.hostnames ?? []).map((dNSName) => new a.x.GeneralName({ dNSName })),
+    ...(spec.ips ?? []).map((iPAddress) => new a.x.GeneralName({ iPAddress })),
   ];
-  if (names.length > 0) extensions.push(new x509.SubjectAlternativeNameExtension(names));
-  const cert = await x509.X509CertificateGenerator.create(
-    {
-      subject: subjectName(spec.commonName, spec.organizations),
-      issuer: caCert.subjectName, // the CA's exact encoded name, so chain building matches byte for byte
-      publicKey: keys.publicKey,
-      signingKey: caKey,
-      signingAlgorithm: alg,
-      ...validity(spec.days ?? LEAF_VALIDITY_DAYS, spec.now ?? new Date(), caCert.notAfter),
-      extensions,
-    },
-    subtleCrypto,
-  );
-  return { certPem: cert.toString('pem') + '\n', keyPem: privateKeyPem(keys.privateKey) };
+  if (names.length > 0) extensions.push(extension(a, a.x.id_ce_subjectAltName, false, new a.x.SubjectAlternativeName(names)));
+  const tbs = new a.x.TBSCertificate({
+    version: a.x.Version.v3,
+    serialNumber: serialNumber(),
+    issuer: issuer.subject,
+    subject: subjectName(a, spec.commonName, spec.organizations),
+    validity: new a.x.Validity(validity(spec.days ?? LEAF_VALIDITY_DAYS, spec.now ?? new Date(), issuer.notAfter)),
+    subjectPublicKeyInfo: keys.spki,
+    extensions: new a.x.Extensions(extensions),
+  });
+  return { certPem: signCertificate(a, tbs, issuer.signer), keyPem: privateKeyPem(keys.privateKey) };
 }
 
 export interface ServingCertOptions {
