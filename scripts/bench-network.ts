@@ -2,7 +2,7 @@
 // same traffic straight to the pod IP (goal ≤ 1.1× direct), cluster DNS queries/s with p50/p99, and the time from
 // Service create to the first successful connection through its ClusterIP. Needs root and containerd.
 // K1S_BENCH_NETWORK=dns (with K1S_BENCH_ONLY=network) runs only the DNS rows (no pod traffic).
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import dgram from 'node:dgram';
 import { existsSync, mkdtempSync } from 'node:fs';
 import http from 'node:http';
@@ -128,6 +128,77 @@ async function dnsPaced(address: string, port: number, name: string, rate: numbe
   return { lat, lost: count - lat.length };
 }
 
+/**
+ * The floor the DNS rows are measured against: a UDP echo (the query sent back as is) in a worker thread of a node
+ * process of its own, on the same address, driven by the same client. What it shows is this machine's own jitter
+ * (scheduling, the client), which no DNS server written in Node.js goes below.
+ */
+async function echoFloor(address: string): Promise<{ one: { qps: number; lat: number[] }; paced: { lat: number[]; lost: number } }> {
+  const code = `
+    const { Worker } = require('node:worker_threads');
+    const w = new Worker(\`
+      const dgram = require('node:dgram');
+      const { parentPort, workerData } = require('node:worker_threads');
+      const s = dgram.createSocket('udp4');
+      s.on('message', (m, r) => s.send(m, r.port, r.address));
+      s.bind(0, workerData, () => parentPort.postMessage(s.address().port));
+    \`, { eval: true, workerData: process.argv[1] });
+    w.on('message', (port) => console.log(port));
+  `;
+  const child = spawn(process.execPath, ['-e', code, address], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const port = await new Promise<number>((res, rej) => {
+      child.stdout.once('data', (d: Buffer) => res(Number(String(d).trim())));
+      child.once('exit', (c) => rej(new Error(`echo worker exited ${c}`)));
+    });
+    await dnsLoad(address, port, 'web.bench-net.svc.cluster.local', 2000, 16);
+    const one = await dnsLoad(address, port, 'web.bench-net.svc.cluster.local', 5000, 1);
+    const paced = await dnsPaced(address, port, 'web.bench-net.svc.cluster.local', 2000, 20_000);
+    return { one, paced };
+  } finally {
+    child.kill();
+  }
+}
+
+/**
+ * API writes from a process of their own (ConfigMap creates, 4 in flight) until stopped: the server's main thread
+ * busy as it is while a cluster works, which cluster DNS answers must not wait for. stop() gives the creates/s.
+ */
+function apiLoad(server: Server, ns: string): { stop(): Promise<number> } {
+  const code = `
+    const https = require('node:https');
+    const [url, ns, ca, cert, key] = process.argv.slice(1);
+    const b = (x) => Buffer.from(x, 'base64');
+    const agent = new https.Agent({ keepAlive: true, ca: b(ca), cert: b(cert), key: b(key) });
+    let n = 0, ok = 0;
+    const t0 = performance.now();
+    process.on('SIGTERM', () => { console.log(ok / ((performance.now() - t0) / 1000)); process.exit(0); });
+    const one = () => {
+      const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'load-' + n++ }, data: { k: 'v' } });
+      const req = https.request(url + '/api/v1/namespaces/' + ns + '/configmaps', { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (r) => {
+        if (r.statusCode === 201) ok++;
+        r.resume();
+        r.on('end', one);
+      });
+      req.on('error', () => setTimeout(one, 10));
+      req.end(body);
+    };
+    for (let i = 0; i < 4; i++) one();
+  `;
+  const o = server.agent.options as { ca: Buffer; cert: Buffer; key: Buffer };
+  const b64 = (x: Buffer) => Buffer.from(x).toString('base64');
+  const child = spawn(process.execPath, ['-e', code, server.url, ns, b64(o.ca), b64(o.cert), b64(o.key)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  return {
+    stop: () =>
+      new Promise((res) => {
+        child.once('exit', () => res(Number(out.trim()) || 0));
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
 function httpOk(host: string, port: number, timeoutMs: number): Promise<boolean> {
   return new Promise((res) => {
     const req = http.get({ host, port, path: '/small', timeout: timeoutMs, agent: false }, (r) => {
@@ -207,6 +278,19 @@ export async function benchNetwork(row: Row): Promise<void> {
     row('cluster DNS latency: 1 query in flight (5,000 queries)', `p50 ${median(one.lat).toFixed(2)} ms, p99 ${pct(one.lat, 99).toFixed(2)} ms (${Math.round(one.qps).toLocaleString('en-US')} q/s; goal: answers within 1 ms)`);
     const steady = await dnsPaced(dnsAddr, dnsPort, 'web.bench-net.svc.cluster.local', 2000, 20_000);
     row('cluster DNS latency: 2,000 q/s paced (20,000 queries)', `p50 ${median(steady.lat).toFixed(2)} ms, p99 ${pct(steady.lat, 99).toFixed(2)} ms, ${steady.lost} unanswered (goal: p99 ≤ 1 ms)`);
+    const load = apiLoad(server, ns);
+    await sleep(1000);
+    const busy = await dnsPaced(dnsAddr, dnsPort, 'web.bench-net.svc.cluster.local', 2000, 20_000);
+    const creates = await load.stop();
+    row(
+      'cluster DNS latency: 2,000 q/s paced while the API takes ConfigMap creates from another process (4 in flight)',
+      `p50 ${median(busy.lat).toFixed(2)} ms, p99 ${pct(busy.lat, 99).toFixed(2)} ms, ${busy.lost} unanswered (${Math.round(creates)} creates/s alongside)`,
+    );
+    const echo = await echoFloor(dnsAddr);
+    row(
+      'reference: UDP echo in a Node worker thread, same address and client (1 in flight; 2,000/s paced)',
+      `p50 ${median(echo.one.lat).toFixed(2)} ms, p99 ${pct(echo.one.lat, 99).toFixed(2)} ms; p50 ${median(echo.paced.lat).toFixed(2)} ms, p99 ${pct(echo.paced.lat, 99).toFixed(2)} ms, ${echo.paced.lost} unanswered`,
+    );
 
     const toFirst: number[] = [];
     for (let i = 0; i < (dnsOnly ? 0 : 5); i++) {

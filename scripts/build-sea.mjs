@@ -2,9 +2,10 @@
 // https://nodejs.org/api/single-executable-applications.html) that runs with no Node.js and no node_modules.
 //  1. esbuild bundles dist/src/cli/main.js with ALL its JS dependencies into one CommonJS script (the SEA's main
 //     script, compiled into a V8 code cache at build time: useCodeCache), and the SQLite writer thread's module
-//     into a second, small script (a worker thread needs a file to run).
+//     and the cluster DNS worker's into small scripts of their own (a worker thread needs a file to run).
 //  2. The files code looks for on disk travel as SEA assets: the better-sqlite3 addon, the pause image, the writer
-//     script and package.json. src/cli/sea-assets.ts writes them once to a content-addressed cache directory.
+//     script, the DNS worker's script and package.json. src/cli/sea-assets.ts writes them once to a content-addressed
+//     cache directory.
 //  3. node --experimental-sea-config makes the blob; postject injects it into a copy of this node binary
 //     (symbols stripped: node never reads them; addons link against the dynamic symbol table, which stays).
 import { build } from 'esbuild';
@@ -90,6 +91,16 @@ const writer = await build({
 const writerFile = join(out, 'sqlite-writer.cjs');
 writeFileSync(writerFile, checked(writer, 'sqlite-writer.cjs'));
 
+// the cluster DNS worker thread: dnsWorkerURL() in src/network/dns-server.ts names dist/dns-worker.cjs beside
+// import.meta.url's file
+const dnsWorker = await build({
+  ...common,
+  entryPoints: [join(root, 'dist/src/network/dns-worker.js')],
+  banner: { js: '"use strict";' },
+});
+const dnsWorkerFile = join(out, 'dns-worker.cjs');
+writeFileSync(dnsWorkerFile, checked(dnsWorker, 'dns-worker.cjs'));
+
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const pkgFile = join(out, 'package.json');
 writeFileSync(pkgFile, `${JSON.stringify({ name: pkg.name, version: pkg.version })}\n`);
@@ -99,6 +110,7 @@ const assets = {
   'better_sqlite3.node': { file: addonFile, path: 'better_sqlite3.node', mode: 0o700 },
   'pause.tar': { file: pauseTar, path: 'dist/images/pause.tar' },
   'sqlite-writer.cjs': { file: writerFile, path: 'dist/sqlite-writer.cjs' },
+  'dns-worker.cjs': { file: dnsWorkerFile, path: 'dist/dns-worker.cjs' },
   'package.json': { file: pkgFile, path: 'package.json' },
 };
 const id = createHash('sha256');

@@ -78,6 +78,25 @@ const result = await build({
     ].join('\n'),
   },
 });
+// The cluster DNS worker thread's script (src/network/dns-worker.ts): a worker needs a file, and this one is small,
+// so it is a bundle of its own with everything it needs (dns-packet included), next to dist/k1s.cjs, where the
+// bundled dns-server finds it (dnsWorkerURL). Written before the main bundle: a new bundle never misses it.
+const dnsWorkerFile = join(root, 'dist/dns-worker.cjs');
+const dnsWorker = await build({
+  entryPoints: [join(root, 'dist/src/network/dns-worker.js')],
+  write: false,
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  logLevel: 'warning',
+  outfile: dnsWorkerFile,
+  legalComments: 'none',
+  banner: { js: '"use strict";' },
+});
+writeFileSync(`${dnsWorkerFile}.${process.pid}.tmp`, dnsWorker.outputFiles[0].text);
+renameSync(`${dnsWorkerFile}.${process.pid}.tmp`, dnsWorkerFile);
+
 // The bundle's remaining dynamic import()s are of external packages (jose); route them through __k1s_import.
 let code = result.outputFiles[0].text;
 const bannerEnd = code.indexOf('\n', code.indexOf('var __k1s_import =')) + 1;

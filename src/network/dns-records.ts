@@ -9,7 +9,7 @@
 // Every lookup is a few map reads, so answers are synchronous; a miss is NXDOMAIN for a name that does not exist
 // and NOERROR with the SOA in authority (NODATA) for a name that exists without records of the asked type.
 import type { Answer, RecordType } from 'dns-packet';
-import type { Informer } from '../client/informer.js';
+import type { IndexFunc, InformerHandler } from '../client/informer.js';
 import type { KObject } from '../api/types.js';
 import { addressFromReverse, addressLabel, canonicalIP, isReverseName, normalizeName, podNameToIP, stripUnderscore } from './dns-names.js';
 import { isIP } from 'node:net';
@@ -21,13 +21,24 @@ const IDX_SLICE_SERVICE = 'dns:service';
 const IDX_SLICE_IP = 'dns:address';
 const IDX_POD_IP = 'dns:podIP';
 
-export interface ClusterDnsSources {
-  services: Informer;
-  endpointSlices: Informer;
-  namespaces: Informer;
-  /** needed for `podMode: 'verified'` only */
-  pods?: Informer;
+/** What the records use of an informer: a real one, or the DNS worker's mirror of one (dns-mirror.ts). */
+export interface DnsSource {
+  addHandler(h: InformerHandler): void;
+  addIndex(name: string, fn: IndexFunc): void;
+  get(namespace: string, name: string): KObject | undefined;
+  byIndex(index: string, value: string): KObject[];
+  hasSynced(): boolean;
 }
+
+export interface ClusterDnsSources {
+  services: DnsSource;
+  endpointSlices: DnsSource;
+  namespaces: DnsSource;
+  /** needed for `podMode: 'verified'` only */
+  pods?: DnsSource;
+}
+
+export type DnsSourceKind = keyof ClusterDnsSources;
 
 export type PodMode = 'insecure' | 'verified' | 'disabled';
 
@@ -346,6 +357,44 @@ export class ClusterDnsRecords {
   private touch(): void {
     this.gen++;
     this.modified = Math.floor(Date.now() / 1000);
+  }
+}
+
+/**
+ * The part of an object the records read (what is copied to the DNS worker): a change outside it changes no answer.
+ * Keep in step with what ClusterDnsRecords reads above.
+ */
+export function dnsView(kind: DnsSourceKind, o: KObject): KObject {
+  const metadata = { name: o.metadata.name, namespace: o.metadata.namespace };
+  switch (kind) {
+    case 'namespaces':
+      return { metadata: { name: o.metadata.name } } as KObject;
+    case 'services': {
+      const s = (o.spec ?? {}) as ServiceSpec;
+      const spec: ServiceSpec = {
+        type: s.type,
+        clusterIP: s.clusterIP,
+        clusterIPs: s.clusterIPs,
+        externalName: s.externalName,
+        ports: s.ports?.map((p) => ({ name: p.name, port: p.port, protocol: p.protocol })),
+        publishNotReadyAddresses: s.publishNotReadyAddresses,
+      };
+      return { metadata, spec } as unknown as KObject;
+    }
+    case 'endpointSlices': {
+      const sl = o as Slice;
+      const svc = o.metadata.labels?.[SERVICE_NAME_LABEL];
+      return {
+        metadata: { ...metadata, labels: svc === undefined ? undefined : { [SERVICE_NAME_LABEL]: svc } },
+        addressType: sl.addressType,
+        endpoints: sl.endpoints?.map((e) => ({ addresses: e.addresses, hostname: e.hostname, conditions: e.conditions && { ready: e.conditions.ready } })),
+        ports: sl.ports?.map((p) => ({ name: p.name, port: p.port, protocol: p.protocol })),
+      } as unknown as KObject;
+    }
+    case 'pods': {
+      const st = (o.status ?? {}) as { podIP?: string; podIPs?: { ip: string }[] };
+      return { metadata, status: { podIP: st.podIP, podIPs: st.podIPs?.map((p) => ({ ip: p.ip })) } } as unknown as KObject;
+    }
   }
 }
 

@@ -1,20 +1,20 @@
-// The cluster DNS server: UDP and TCP listeners (RFC 7766 framing, several queries per connection, answered as they
-// complete) in front of the cluster records and the forwarder. `ready` resolves once every listener is bound, the
-// informers have listed and the upstreams are known, so a node can hand out this server in pods' resolv.conf only
-// when it answers.
-import dgram from 'node:dgram';
-import net from 'node:net';
-import { InformerFactory } from '../client/informer.js';
+// The cluster DNS server. Queries are answered in a worker thread (dns-worker.ts) that owns the UDP and TCP
+// listeners, the records and the forwarder, so an answer never waits for this thread's event loop (the API server,
+// the node agent and the controllers share it: that wait was the whole p99). This thread keeps the informers and
+// feeds the worker their changes (dns-mirror.ts). A worker that dies is logged and replaced (same addresses, a
+// fresh snapshot); queries that arrive meanwhile go unanswered and clients retry. `ready` resolves once every
+// listener is bound, the informers have listed, the upstreams are known and the worker holds the listed records,
+// so a node can hand out this server in pods' resolv.conf only when it answers.
+import { Worker } from 'node:worker_threads';
+import { InformerFactory, type Informer } from '../client/informer.js';
 import type { Client } from '../client/types.js';
-import { ClusterDnsRecords, type PodMode } from './dns-records.js';
-import { DnsForwarder, type Upstream } from './dns-forward.js';
-import { DnsHandler } from './dns-handler.js';
+import type { DnsSourceKind, PodMode } from './dns-records.js';
+import type { Upstream } from './dns-forward.js';
+import type { ListenAddress } from './dns-listen.js';
+import { DnsFeed } from './dns-mirror.js';
+import type { DnsWorkerConfig, FromWorker, ToWorker } from './dns-worker.js';
 
-export interface ListenAddress {
-  address: string;
-  /** 0 picks a free port (the same one for UDP and TCP) */
-  port: number;
-}
+export type { ListenAddress } from './dns-listen.js';
 
 export interface ClusterDNSOptions {
   /** a client: the server runs its own informers */
@@ -41,135 +41,173 @@ export interface ClusterDNS {
   ready: Promise<void>;
   /** the bound addresses (ports resolved), once ready */
   addresses(): ListenAddress[];
+  /** the thread answering now (undefined between a crash and its replacement) */
+  worker(): Worker | undefined;
+  /** how many times the worker was replaced after dying */
+  restarts(): number;
   stop(): Promise<void>;
 }
+
+/**
+ * The worker's script: beside this module in the tsc build (dist/src/network/dns-worker.js); dist/dns-worker.cjs
+ * when this code runs from the single-file bundle (dist/k1s.cjs) or the standalone executable, whose
+ * import.meta.url names a .cjs file in dist/ (scripts/bundle.mjs, scripts/build-sea.mjs).
+ */
+export function dnsWorkerURL(base = import.meta.url): URL {
+  return new URL(base.endsWith('.cjs') ? './dns-worker.cjs' : './dns-worker.js', base);
+}
+
+/** waits between restarts of a worker that keeps dying: 100 ms doubling to 5 s */
+const RESTART_MIN_MS = 100;
+const RESTART_MAX_MS = 5000;
+/** a worker that served this long before dying restarts at once again */
+const RESTART_RESET_MS = 30_000;
+const STOP_TIMEOUT_MS = 2000;
 
 export function startClusterDNS(opts: ClusterDNSOptions): ClusterDNS {
   if (!opts.client && !opts.informers) throw new Error('startClusterDNS: pass a client or informers');
   const ownFactory = opts.informers ? undefined : new InformerFactory(opts.client!, opts.log);
   const factory = opts.informers ?? ownFactory!;
   const podMode = opts.podMode ?? 'insecure';
-  const sources = {
+  const sources: Partial<Record<DnsSourceKind, Informer>> = {
     services: factory.informer('v1', 'services'),
     endpointSlices: factory.informer('discovery.k8s.io/v1', 'endpointslices'),
     namespaces: factory.informer('v1', 'namespaces'),
     pods: podMode === 'verified' ? factory.informer('v1', 'pods') : undefined,
   };
-  const bound: ListenAddress[] = [];
+  const log = (line: string) => opts.log?.(line);
   const wildcard = (a: string) => a === '0.0.0.0' || a === '::';
-  const records = new ClusterDnsRecords(sources, {
+  const base: Omit<DnsWorkerConfig, 'listen'> = {
+    k1sDnsWorker: true,
     clusterDomain: opts.clusterDomain ?? 'cluster.local',
     ttl: opts.ttl,
     podMode,
     nameserverIPs: opts.nameserverIPs ?? opts.listen.map((l) => l.address).filter((a) => !wildcard(a)),
-  });
-  const forwarder = new DnsForwarder({
     upstreams: opts.upstreams,
     resolvConf: opts.resolvConf,
     systemdResolvConf: opts.systemdResolvConf,
-    self: bound,
-    timeoutMs: opts.forwardTimeoutMs,
-    log: opts.log,
-  });
-  const handler = new DnsHandler({ records, forwarder });
-  const udpSockets: dgram.Socket[] = [];
-  const tcpServers: net.Server[] = [];
-  const connections = new Set<net.Socket>();
-  let stopped = false;
-
-  const onUdp = (sock: dgram.Socket) => (msg: Buffer, rinfo: dgram.RemoteInfo) => {
-    handler.handle(msg, 'udp').then(
-      (reply) => {
-        if (reply && !stopped) sock.send(reply, rinfo.port, rinfo.address);
-      },
-      (e) => opts.log?.(`k1s: cluster DNS: ${(e as Error).message}`),
-    );
+    forwardTimeoutMs: opts.forwardTimeoutMs,
+    tcpIdleMs: opts.tcpIdleMs,
   };
 
-  const onTcp = (conn: net.Socket) => {
-    if (stopped) return conn.destroy();
-    connections.add(conn);
-    conn.setTimeout(opts.tcpIdleMs ?? 10_000, () => conn.destroy());
-    conn.on('close', () => connections.delete(conn));
-    conn.on('error', () => conn.destroy());
-    let buf = Buffer.alloc(0);
-    conn.on('data', (d) => {
-      buf = buf.length ? Buffer.concat([buf, d]) : d;
-      while (buf.length >= 2 && buf.length >= 2 + buf.readUInt16BE(0)) {
-        const msg = buf.subarray(2, 2 + buf.readUInt16BE(0));
-        buf = buf.subarray(2 + msg.length);
-        handler.handle(msg, 'tcp').then(
-          (reply) => {
-            if (!reply || conn.destroyed) return;
-            const len = Buffer.alloc(2);
-            len.writeUInt16BE(reply.length);
-            conn.write(Buffer.concat([len, reply]));
-          },
-          () => conn.destroy(),
-        );
+  let current: Worker | undefined;
+  let bound: ListenAddress[] = [];
+  let stopped = false;
+  let restarts = 0;
+  let failures = 0;
+  let restartTimer: NodeJS.Timeout | undefined;
+  let nextPing = 0;
+  const pings = new Map<number, () => void>();
+  const send = (m: ToWorker) => current?.postMessage(m);
+  const feed = new DnsFeed(sources, send);
+
+  /** Starts a worker on `listen`; resolves when it is bound and knows its upstreams, rejects if it cannot be. */
+  const spawn = (listen: ListenAddress[]): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const started = Date.now();
+      let up = false;
+      let w: Worker;
+      try {
+        w = new Worker(dnsWorkerURL(), { workerData: { ...base, listen } satisfies DnsWorkerConfig });
+      } catch (e) {
+        reject(e as Error);
+        return;
+      }
+      current = w;
+      // the records first: the worker applies messages in order, so a ping after this finds them in place
+      w.postMessage(feed.snapshot() satisfies ToWorker);
+      for (const id of pings.keys()) w.postMessage({ t: 'ping', id } satisfies ToWorker);
+      w.on('message', (m: FromWorker) => {
+        switch (m.t) {
+          case 'ready':
+            up = true;
+            bound = m.bound;
+            resolve();
+            return;
+          case 'fatal':
+            reject(Object.assign(new Error(m.error), m.code ? { code: m.code } : {}));
+            return;
+          case 'log':
+            log(m.line);
+            return;
+          case 'pong':
+            pings.get(m.id)?.();
+            pings.delete(m.id);
+            return;
+          case 'stopped':
+            return;
+        }
+      });
+      w.on('error', (e) => {
+        log(`k1s: cluster DNS worker failed: ${e.stack ?? e.message}`);
+        reject(e);
+      });
+      w.on('exit', (code) => {
+        if (current === w) current = undefined;
+        reject(new Error(`cluster DNS worker exited (code ${code}) before it was ready`));
+        if (stopped || !bound.length) return; // stopping, or the first start failed (ready rejects)
+        if (up && Date.now() - started >= RESTART_RESET_MS) failures = 0;
+        const delay = failures === 0 ? 0 : Math.min(RESTART_MAX_MS, RESTART_MIN_MS * 2 ** (failures - 1));
+        failures++;
+        log(`k1s: cluster DNS worker exited (code ${code}); restarting${delay ? ` in ${delay} ms` : ''}`);
+        restartTimer = setTimeout(restart, delay);
+      });
+    });
+
+  const restart = (): void => {
+    restartTimer = undefined;
+    if (stopped) return;
+    restarts++;
+    spawn(bound).catch((e) => {
+      // an 'exit' follows a failed start and schedules the next attempt; a worker that could not even be
+      // created has no exit: try again from here
+      log(`k1s: cluster DNS worker restart: ${(e as Error).message}`);
+      if (!current && !stopped && !restartTimer) {
+        failures++;
+        restartTimer = setTimeout(restart, Math.min(RESTART_MAX_MS, RESTART_MIN_MS * 2 ** failures));
       }
     });
   };
 
-  const bindOne = async (l: ListenAddress): Promise<void> => {
-    const family = net.isIP(l.address) === 6 ? 'udp6' : 'udp4';
-    // with port 0 the TCP listener must get the UDP port; another process may hold it for TCP: try again
-    for (let attempt = 0; ; attempt++) {
-      const udp = dgram.createSocket({ type: family, ipv6Only: family === 'udp6' });
-      udp.on('error', (e) => opts.log?.(`k1s: cluster DNS udp ${l.address}: ${e.message}`));
-      await new Promise<void>((res, rej) => {
-        udp.once('error', rej);
-        udp.bind(l.port, l.address, () => {
-          udp.off('error', rej);
-          res();
-        });
-      });
-      const port = udp.address().port;
-      const tcp = net.createServer(onTcp);
-      try {
-        await new Promise<void>((res, rej) => {
-          tcp.once('error', rej);
-          tcp.listen({ port, host: l.address, ipv6Only: family === 'udp6' }, () => {
-            tcp.off('error', rej);
-            res();
-          });
-        });
-      } catch (e) {
-        udp.close();
-        if (l.port !== 0 || attempt >= 5) throw e;
-        continue;
-      }
-      if (stopped) {
-        // stop() came while binding: do not leave listeners behind
-        udp.close();
-        tcp.close();
-        return;
-      }
-      udp.on('message', onUdp(udp));
-      udpSockets.push(udp);
-      tcpServers.push(tcp);
-      bound.push({ address: l.address, port });
-      return;
-    }
-  };
+  /** Resolves once the worker has applied everything posted before (messages are handled in order). */
+  const sync = (): Promise<void> =>
+    new Promise((resolve) => {
+      const id = nextPing++;
+      pings.set(id, resolve);
+      send({ t: 'ping', id });
+    });
 
   const ready = (async () => {
-    for (const l of opts.listen) await bindOne(l);
-    await forwarder.start();
-    await Promise.all(Object.values(sources).map((inf) => inf?.start()));
+    await Promise.all([spawn(opts.listen), ...Object.values(sources).map((inf) => inf?.start())]);
+    if (stopped) return;
+    feed.flush(); // the synced state, also when the lists were empty
+    await sync();
   })();
   ready.catch(() => undefined); // the caller sees the failure through `ready`; not an unhandled rejection
 
   return {
     ready,
     addresses: () => bound.map((b) => ({ ...b })),
+    worker: () => current,
+    restarts: () => restarts,
     async stop() {
       if (stopped) return;
       stopped = true;
-      for (const s of udpSockets) s.close();
-      for (const c of connections) c.destroy();
-      await Promise.all(tcpServers.map((s) => new Promise<void>((res) => s.close(() => res()))));
-      forwarder.close();
+      if (restartTimer) clearTimeout(restartTimer);
+      feed.close();
+      for (const done of pings.values()) done();
+      pings.clear();
+      const w = current;
+      if (w) {
+        const exited = new Promise<void>((res) => w.once('exit', () => res()));
+        const closed = new Promise<void>((res) => w.on('message', (m: FromWorker) => m.t === 'stopped' && res()));
+        w.postMessage({ t: 'stop' } satisfies ToWorker);
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([closed, exited, new Promise<void>((res) => (timer = setTimeout(res, STOP_TIMEOUT_MS)))]);
+        clearTimeout(timer);
+        await w.terminate();
+      }
+      current = undefined;
       ownFactory?.stop();
     },
   };
