@@ -22,7 +22,7 @@ import { defaultEvictionHard, EVICTION_MONITORING_PERIOD_MS, observeSignals, pre
 import { POD_UID_LABEL } from './cri-sandbox-config.js';
 import { Kubelet } from './kubelet.js';
 import { LocalPathDirs } from './local-path-dirs.js';
-import { startNodeDNS } from '../network/dns-service.js';
+import { DEFAULT_CLUSTER_DNS_IP, startNodeDNS } from '../network/dns-service.js';
 import type { ClusterDNS } from '../network/dns-server.js';
 import type { ServiceProxy } from '../network/service-proxy.js';
 import { routedClusterDNS, startNodeServiceProxy } from '../network/service-proxy-node.js';
@@ -130,8 +130,12 @@ export class NodeAgent {
       phase(`machine: ${machine.capacity.cpu} CPUs, ${machine.capacity.memory} memory, IP ${internalIP}`);
       const resolv = existsSync('/etc/resolv.conf') ? parseResolvConf(readFileSync('/etc/resolv.conf', 'utf8')) : undefined;
       const nodeName = (opts.nodeName ?? hostname()).toLowerCase();
-      // cluster DNS comes up on the pod network's gateway once the node has its pod CIDR (syncCni)
-      const dns: DNSSettings = { clusterDNS: opts.clusterDNS ?? [], clusterDomain: opts.clusterDomain ?? 'cluster.local', hostResolvConf: resolv, nodeIPs: [internalIP] };
+      // Cluster DNS comes up on the pod network's gateway once the node has its pod CIDR (syncCni). Pods point at the
+      // kube-dns Service IP from the start, as with a kubelet's --cluster-dns: after a restart the kubelet starts the
+      // node's pods before that, and they must not keep the host's resolv.conf for their lifetime.
+      const ownDNS = !opts.clusterDNS && !opts.disableClusterDNS && !opts.containerRuntimeEndpoint;
+      const clusterDNS = opts.clusterDNS ?? (ownDNS ? [opts.clusterDNSServiceIP ?? DEFAULT_CLUSTER_DNS_IP] : []);
+      const dns: DNSSettings = { clusterDNS, clusterDomain: opts.clusterDomain ?? 'cluster.local', hostResolvConf: resolv, nodeIPs: [internalIP] };
       const memoryBytes = Number(readFileSync('/proc/meminfo', 'utf8').match(/MemTotal:\s+(\d+)/)?.[1] ?? 0) * 1024;
       const runtime = new CriRuntime({
         endpoint: containerd.endpoint,
@@ -253,6 +257,7 @@ export class NodeAgent {
       if (this.dnsSettings) this.dnsSettings.clusterDNS = [serviceIP ?? gateway];
       this.log(`k1s: agent: cluster DNS serving ${this.opts.clusterDomain ?? 'cluster.local'} on ${gateway}:53${serviceIP ? ` (Service IP ${serviceIP})` : ''}`);
     } catch (e) {
+      if (this.dnsSettings) this.dnsSettings.clusterDNS = [];
       this.log(`k1s: agent: cluster DNS not started: ${(e as Error).message}; pods get the host's resolv.conf`);
     }
   }

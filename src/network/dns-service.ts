@@ -37,8 +37,11 @@ const PORTS = [
   { name: 'dns-tcp', protocol: 'TCP' },
 ];
 
+/** kube-dns' cluster IP in the default service range (10.43.0.0/16): its 10th address, kubeadm's convention */
+export const DEFAULT_CLUSTER_DNS_IP = '10.43.0.10';
+
 async function publishKubeDns(opts: NodeDNSOptions, port: number): Promise<void> {
-  const ip = opts.serviceIP ?? '10.43.0.10';
+  const ip = opts.serviceIP ?? DEFAULT_CLUSTER_DNS_IP;
   const service = {
     apiVersion: 'v1',
     kind: 'Service',

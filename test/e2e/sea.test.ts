@@ -1,15 +1,15 @@
 // The standalone executable (dist/k1s, scripts/build-sea.mjs) on a machine as bare as it claims to need: copied
 // alone into an empty directory under /tmp (no node_modules above it), run with an empty environment whose PATH
 // holds no node — only the host programs a real node spawns. (1) `k1s server` with a simulated node serves
-// kubectl; (2) `k1s start` runs a real node (containerd, CNI bridge k1ssea0, cluster CIDR 10.52.0.0/16) whose pod
-// runs, and `k1s delete` leaves no process, mount or bridge behind.
+// kubectl; (2) issue 9's whole real-node acceptance (test/e2e/acceptance.ts, as test/e2e/cli-node.test.ts runs it
+// with the compiled CLI) passes with it: CNI bridge k1ssea0, cluster CIDR 10.52.0.0/16, service CIDR 10.152.0.0/16.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { kubectlPath, repoRoot } from './harness.js';
+import { cleanUpAcceptance, freePort, runAcceptance, type AcceptanceOptions } from './acceptance.js';
+import { kubectlPath, repoRoot, run, type RunResult } from './harness.js';
 
 const sea = join(repoRoot, 'dist', 'k1s');
 const kubectl = kubectlPath('1.33');
@@ -30,10 +30,14 @@ interface Sandbox {
 }
 
 /** An empty directory with only the executable, a private HOME and a bin dir of symlinks to host programs. */
-function sandbox(t: { after(fn: () => void | Promise<void>): void }, programs: string[]): Sandbox {
+/** `beforeRemove` stops what runs from the sandbox: a cluster's mounts under it would stop its removal. */
+function sandbox(t: { after(fn: () => void | Promise<void>): void }, programs: string[], beforeRemove?: () => Promise<void>): Sandbox {
   assert.ok(existsSync(sea), `${sea} is missing: npm run build makes it (scripts/build-sea.mjs)`);
   const dir = mkdtempSync('/tmp/k1s-sea-');
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  t.after(async () => {
+    await beforeRemove?.();
+    rmSync(dir, { recursive: true, force: true });
+  });
   for (let d = dir; d !== '/'; d = dirname(d)) assert.ok(!existsSync(join(d, 'node_modules')), `${d}/node_modules exists`);
   const exe = join(dir, 'k1s');
   copyFileSync(sea, exe);
@@ -57,17 +61,6 @@ function sandbox(t: { after(fn: () => void | Promise<void>): void }, programs: s
   return { dir, exe, env, run };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
@@ -75,30 +68,6 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutM
     if (v !== undefined) return v;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-/** pids whose command line mentions dir (what a cluster of this sandbox left running) */
-function processesUnder(dir: string): number[] {
-  const pids: number[] = [];
-  for (const p of readdirSync('/proc')) {
-    if (!/^\d+$/.test(p) || Number(p) === process.pid) continue;
-    try {
-      if (readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(dir)) pids.push(Number(p));
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return pids;
-}
-
-function killAll(pids: number[]): void {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone
-    }
   }
 }
 
@@ -144,54 +113,30 @@ test('dist/k1s alone serves an API-only cluster with a simulated node to kubectl
   assert.equal(await exited, 0, log);
 });
 
-test('dist/k1s start runs a real node whose pod runs; k1s delete leaves nothing behind', { timeout: 90_000 }, async (t) => {
-  const sb = sandbox(t, HOST_PROGRAMS);
-  const bridge = 'k1ssea0';
-  const k1s = (...a: string[]) => sb.run(sb.exe, a, 75_000);
+test('dist/k1s passes the real-node acceptance: start, stop/start, snapshot, delete, start --from-snapshot, delete leaves nothing', { timeout: 150_000 }, async (t) => {
   // whatever happens, nothing of this sandbox keeps running (k1s delete first: it knows the node's leftovers)
-  t.after(async () => {
-    await k1s('delete', 'sea');
-    killAll(processesUnder(sb.dir));
+  let o: AcceptanceOptions | undefined;
+  const sb = sandbox(t, HOST_PROGRAMS, async () => {
+    if (o) await cleanUpAcceptance(o);
   });
-  const start = [
-    'start', 'sea', '--port', String(await freePort()), '--wait', '60s',
-    '--cni-bridge', bridge, '--cluster-cidr', '10.52.0.0/16', '--kubelet-port', String(await freePort()),
-    '--disable-ingress', '--disable-servicelb',
-  ];
-  const t0 = performance.now();
-  const started = await k1s(...start);
-  assert.equal(started.code, 0, `${started.out}\n${readLog(sb)}`);
-  t.diagnostic(`dist/k1s start (real node Ready): ${Math.round(performance.now() - t0)} ms`);
-
-  const kc = (...a: string[]) => sb.run(kubectl, ['--context', 'k1s-sea', ...a]);
-  const nodes = await kc('get', 'nodes', '-o', 'jsonpath={range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\\n"}{end}');
-  assert.equal(nodes.out.trim(), 'True', nodes.out);
-  // the pause image the executable carried was imported into the node's containerd: a pod of it runs
-  const pod = await kc('run', 'sea-pause', '--image', 'k1s.local/pause:3.10', '--image-pull-policy', 'Never', '--restart', 'Never');
-  assert.equal(pod.code, 0, pod.out);
-  const ip = await until(
-    'the pod to run',
-    async () => {
-      const r = await kc('get', 'pod', 'sea-pause', '-o', 'jsonpath={.status.phase} {.status.podIP}');
-      const [phase, podIP] = r.out.split(' ');
-      return phase === 'Running' ? podIP : undefined;
-    },
-    30_000,
-  );
-  assert.match(ip, /^10\.52\.\d+\.\d+$/);
-
-  const deleted = await k1s('delete', 'sea');
-  assert.equal(deleted.code, 0, deleted.out);
-  assert.deepEqual(processesUnder(sb.dir), [], 'processes of the cluster left running');
-  assert.ok(!readFileSync('/proc/self/mounts', 'utf8').includes(sb.dir), 'mounts left under the sandbox');
-  const link = await sb.run('ip', ['link', 'show', bridge]);
-  assert.notEqual(link.code, 0, `bridge ${bridge} left behind`);
+  const t0 = Date.now();
+  // like env -i (sb.env only), stdout and stderr apart, as the scenario reads them
+  const k1s = (...args: string[]) =>
+    new Promise<RunResult>((resolve) => {
+      execFile(sb.exe, args, { env: sb.env, cwd: sb.dir, timeout: 90_000 }, (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+      });
+    });
+  o = {
+    k1s,
+    kubectl: (args, input) => run(kubectl, args, { env: sb.env, input, timeoutMs: 30_000 }),
+    home: sb.dir,
+    k1sHome: sb.env.K1S_HOME!,
+    kubeconfig: sb.env.KUBECONFIG!,
+    bridge: 'k1ssea0',
+    clusterCIDR: '10.52.0.0/16',
+    serviceCIDR: '10.152.0.0/16',
+  };
+  const figures = await runAcceptance(o);
+  t.diagnostic(`dist/k1s acceptance: ${figures.join(', ')}; total ${Date.now() - t0} ms`);
 });
-
-function readLog(sb: Sandbox): string {
-  try {
-    return readFileSync(join(sb.env.K1S_HOME!, 'sea', 'server.log'), 'utf8').split('\n').slice(-30).join('\n');
-  } catch {
-    return '(no server log)';
-  }
-}
