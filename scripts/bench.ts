@@ -1,12 +1,12 @@
 // `npm run bench`: start-up, write, list and watch figures for the API server, beside the raw SQLite commit rate.
 // Prints a table a person can compare with the README's performance section. Not a test: no pass/fail.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { median, pct, request, rssMiB, startServer, stop, wrkPodCreates, type Server } from './bench-server.js';
+import { median, pct, request, root, rssMiB, startServer, stop, wrkPodCreates, type Server } from './bench-server.js';
 import { benchScheduler } from './bench-scheduler.js';
 import { benchCli } from './bench-cli.js';
 import { benchNetwork } from './bench-network.js';
@@ -119,6 +119,28 @@ function rawSqliteRate(dir: string, n: number): number {
   return rate;
 }
 
+/** A test file's view: a project whose node_modules/k1s is this checkout, importing the package and starting a cluster. */
+function embeddedStarts(n: number): { import: number; total: number }[] {
+  const dir = mkdtempSync(join(tmpdir(), 'k1s-bench-embed-'));
+  try {
+    mkdirSync(join(dir, 'node_modules'));
+    symlinkSync(root, join(dir, 'node_modules', 'k1s'));
+    writeFileSync(
+      join(dir, 'start.mjs'),
+      `const t0 = performance.now();
+const { startCluster } = await import('k1s');
+const t1 = performance.now();
+const c = await startCluster({});
+console.log(JSON.stringify({ import: t1 - t0, total: performance.now() - t0 }));
+await c.stop();
+`,
+    );
+    return Array.from({ length: n }, () => JSON.parse(execFileSync(process.execPath, [join(dir, 'start.mjs')], { encoding: 'utf8' })));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
   const lines: string[] = [];
   const row = (k: string, v: string) => {
@@ -160,6 +182,8 @@ async function main(): Promise<void> {
   }
   row('cold start to ready, fresh data dir (median of 5)', `${median(fresh).toFixed(0)} ms`);
   row('cold start to ready, existing data dir (median of 5)', `${median(existing).toFixed(0)} ms`);
+  const embedded = embeddedStarts(5);
+  row("embedding: `import('k1s')` + `startCluster()` in a new node process (median of 5)", `${median(embedded.map((e) => e.total)).toFixed(0)} ms (import ${median(embedded.map((e) => e.import)).toFixed(0)} ms)`);
 
   // the API-server figures are taken without the controller manager and scheduler, as kube-apiserver's are
   // (with them, every pod create also triggers scheduling attempts, events and controller writes)

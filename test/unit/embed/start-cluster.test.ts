@@ -109,3 +109,19 @@ test('startCluster({ reuseCertificates: false }) makes its own CA', async (t) =>
   const list = await api(c).listNamespace();
   assert.ok(list.items.some((n) => n.metadata?.name === 'default'));
 });
+
+test("import('k1s'), as users load the package: the bundle (one file, code-cached), not the per-module build", async (t) => {
+  const t0 = performance.now();
+  // self-reference through package.json "exports", as node resolves it for a dependency
+  const specifier = 'k1s'; // a variable: tsc must not resolve it (dist/ is its own output)
+  const pkg = (await import(specifier)) as typeof import('../../../src/index.js');
+  const importMs = performance.now() - t0;
+  assert.equal(typeof pkg.startCluster, 'function');
+  assert.notEqual(pkg.startCluster, startCluster, 'the package entry runs dist/k1s.cjs (npm run build makes it)');
+  const c = await pkg.startCluster({ controllers: false, scheduler: false });
+  t.after(() => c.stop());
+  t.diagnostic(`import('k1s') ${Math.round(importMs)} ms (this process has the per-module build loaded too), startCluster() ${Math.round(performance.now() - t0 - importMs)} ms`);
+  const core = api(c);
+  await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'from-the-bundle' } } });
+  assert.deepEqual((await core.listNamespacedConfigMap({ namespace: 'default' })).items.map((x) => x.metadata?.name), ['from-the-bundle']);
+});
