@@ -56,12 +56,13 @@ function wrkAvailable(): boolean {
 /** A ServiceAccount token for wrk, which cannot present client certificates. */
 async function benchToken(s: Server): Promise<string> {
   await request(s, 'POST', '/api/v1/namespaces/bench/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'bench' } });
-  // RBAC: what a real cluster's user would need to create ConfigMaps and pods in any namespace
+  // RBAC: what a real cluster's user would need to create ConfigMaps and pods in any namespace: edit's own rules
+  // (the API phase runs without the controller manager, whose aggregation controller fills `edit` from them)
   await request(s, 'POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRoleBinding',
     metadata: { name: 'bench-edit' },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:aggregate-to-edit' },
     subjects: [{ kind: 'ServiceAccount', name: 'bench', namespace: 'bench' }],
   });
   const r = await request(s, 'POST', '/api/v1/namespaces/bench/serviceaccounts/bench/token', {
