@@ -269,23 +269,29 @@ export async function containerMounts(
       propagation,
     });
   }
-  if (manageHosts) {
+  // the two kubelet-managed files are written side by side; their mounts keep this order
+  const hosts = async (): Promise<string | undefined> => {
+    if (!manageHosts) return undefined;
     const { hostname, hostDomain } = podHostnameAndDomain(pod, opts.clusterDomain);
-    const hostsPath = await writeEtcHosts({
+    return writeEtcHosts({
       podDir: opts.podDir, podIPs: opts.podIPs, hostname, hostDomain, hostAliases: pod.spec?.hostAliases ?? [], hostNetwork,
       nodeHostsFile: opts.nodeHostsFile,
     });
-    mounts.push({ container_path: '/etc/hosts', host_path: hostsPath, readonly: false, selinux_relabel: opts.selinuxEnabled === true });
-  }
-  let terminationMessageHostPath: string | undefined;
-  if (c.terminationMessagePath) {
+  };
+  const terminationFile = async (): Promise<string | undefined> => {
+    if (!c.terminationMessagePath) return undefined;
     const dir = path.join(opts.podDir, 'containers', c.name ?? '');
     await fs.mkdir(dir, { recursive: true, mode: 0o750 });
     // a fresh file per container instance; 0666 whatever the umask so any container user can write it
-    terminationMessageHostPath = path.join(dir, randomBytes(4).toString('hex'));
-    await fs.writeFile(terminationMessageHostPath, '');
-    await fs.chmod(terminationMessageHostPath, 0o666);
-    mounts.push({ container_path: c.terminationMessagePath, host_path: terminationMessageHostPath, selinux_relabel: opts.selinuxEnabled === true });
+    const file = path.join(dir, randomBytes(4).toString('hex'));
+    await fs.writeFile(file, '');
+    await fs.chmod(file, 0o666);
+    return file;
+  };
+  const [hostsPath, terminationMessageHostPath] = await Promise.all([hosts(), terminationFile()]);
+  if (hostsPath) mounts.push({ container_path: '/etc/hosts', host_path: hostsPath, readonly: false, selinux_relabel: opts.selinuxEnabled === true });
+  if (terminationMessageHostPath) {
+    mounts.push({ container_path: c.terminationMessagePath!, host_path: terminationMessageHostPath, selinux_relabel: opts.selinuxEnabled === true });
   }
   return { mounts, terminationMessageHostPath };
 }

@@ -4,7 +4,7 @@ import type { Container, Pod } from '../api/core-pod-types.js';
 import type { Client } from '../client/types.js';
 import { StatusError } from '../machinery/errors.js';
 import { CriError, type CriClient } from '../runtime/cri-client.js';
-import type { AuthConfig, PodSandboxConfig } from '../runtime/cri-types.js';
+import type { AuthConfig, Image, PodSandboxConfig } from '../runtime/cri-types.js';
 import { Backoff, goDuration } from './backoff.js';
 import type { RuntimeEvent, RuntimeFailure } from './runtime.js';
 
@@ -75,6 +75,9 @@ const GO_CODES = ['OK', 'Canceled', 'Unknown', 'InvalidArgument', 'DeadlineExcee
 /** "rpc error: code = NotFound desc = …", as Go's gRPC errors print */
 export const rpcMessage = (e: unknown): string => (e instanceof CriError ? `rpc error: code = ${GO_CODES[e.code] ?? `Code(${e.code})`} desc = ${e.details}` : (e as Error).message);
 
+/** how long a prefetched ImageStatus stands in for asking again */
+const PREFETCH_MS = 2000;
+
 export interface EnsuredImage {
   /** the image id (config digest) to create containers from */
   ref: string;
@@ -102,17 +105,47 @@ export class ImagePuller {
   private readonly failedAt = new Map<string, number>();
   /** back-off key → "ErrImagePull: <message>" of its last failed pull */
   private readonly lastError = new Map<string, string>();
+  /** image → an ImageStatus asked ahead (while the sandbox is made), used once by the next ensure within PREFETCH_MS */
+  private readonly prefetched = new Map<string, { at: number; status: Promise<Image | undefined> }>();
 
   constructor(
     private readonly cri: CriClient,
     private readonly client: Client,
   ) {}
 
+  /**
+   * Asks ImageStatus for these images now, so that the next ensure of each (the pod's first container starts,
+   * right after RunPodSandbox) need not wait for it: the check overlaps the sandbox's creation.
+   */
+  prefetch(images: Iterable<string>): void {
+    const now = Date.now();
+    for (const [image, pre] of this.prefetched) if (now - pre.at > PREFETCH_MS) this.prefetched.delete(image);
+    for (const image of new Set(images)) {
+      if (!image) continue;
+      const status = this.cri.imageStatus({ image: { image } }).then((r) => r.image ?? undefined);
+      status.catch(() => undefined); // an unused failed prefetch is no unhandled rejection; ensure asks again
+      this.prefetched.set(image, { at: now, status });
+    }
+  }
+
+  /** the prefetched status if fresh (once), else ImageStatus now */
+  private async firstStatus(image: string): Promise<Image | undefined> {
+    const pre = this.prefetched.get(image);
+    if (pre) {
+      this.prefetched.delete(image);
+      if (Date.now() - pre.at <= PREFETCH_MS) {
+        const img = await pre.status.catch(() => null);
+        if (img !== null) return img;
+      }
+    }
+    return (await this.cri.imageStatus({ image: { image } })).image ?? undefined;
+  }
+
   async ensure(pod: Pod, c: Container, sandboxConfig: () => PodSandboxConfig, emit: ImageEventSink = () => {}): Promise<EnsuredImage | RuntimeFailure> {
     const image = c.image ?? '';
     const policy = c.imagePullPolicy ?? defaultPullPolicy(image);
-    const status = async () => (await this.cri.imageStatus({ image: { image } })).image;
-    let img = await status();
+    const status = async () => (await this.cri.imageStatus({ image: { image } })).image ?? undefined;
+    let img = await this.firstStatus(image);
     if (img && policy !== 'Always') {
       emit({ type: 'Normal', reason: 'Pulled', message: `Container image "${image}" already present on machine` });
     } else {

@@ -116,6 +116,8 @@ export function podStatusOf(uid: string, st: PodState): RuntimePodStatus {
   return { uid, ips: sb?.ready ? [...sb.ips] : [], sandboxReady: !!sb?.ready, containers };
 }
 
+const bySandboxAge = (a: SandboxInfo, b: SandboxInfo): number => b.attempt - a.attempt || b.createdAt - a.createdAt;
+
 /** Reads containerd's sandboxes and containers; keeps what does not change (exited containers, sandbox IPs). */
 export class CriPodState {
   private pods = new Map<string, PodState>();
@@ -123,8 +125,52 @@ export class CriPodState {
   /** sandbox id → its IPs (read once: a sandbox keeps its IPs until it stops) */
   private readonly sandboxIPs = new Map<string, string[]>();
   private readonly fingerprints = new Map<string, string>();
+  /** sandboxes and containers learned by refreshSandbox/refreshContainer while a relist was listing: that relist's
+   *  (older) listing may lack them, so they are added to its result */
+  private learned?: { sandboxes: SandboxInfo[]; containers: ContainerInfo[] };
 
   constructor(private readonly cri: CriClient) {}
+
+  /**
+   * Reads one sandbox (after RunPodSandbox) into the view without a relist, as kuberuntime reads PodSandboxStatus
+   * for the new sandbox's IP. Returns the pod's uid when its status changed (as relist reports it; the next relist
+   * then reports no change for it).
+   */
+  async refreshSandbox(id: string): Promise<string | undefined> {
+    const res = await this.cri.podSandboxStatus({ pod_sandbox_id: id, verbose: false });
+    const s = res.status;
+    const uid = s?.labels[POD_UID_LABEL] ?? s?.metadata?.uid;
+    if (!s || !uid) return undefined;
+    const n = s.network;
+    const ips = [n?.ip, ...(n?.additional_ips ?? []).map((x) => x.ip)].filter((x): x is string => !!x);
+    this.sandboxIPs.set(s.id, ips);
+    const info: SandboxInfo = { id: s.id, uid, attempt: s.metadata?.attempt ?? 0, ready: s.state === 'SANDBOX_READY', createdAt: nsToMs(s.created_at) ?? 0, ips };
+    this.learned?.sandboxes.push(info);
+    return this.put(uid, (st) => ({ ...st, sandboxes: [info, ...st.sandboxes.filter((x) => x.id !== info.id)].sort(bySandboxAge) }));
+  }
+
+  /** Reads one container (after StartContainer) into the view without a relist; see refreshSandbox. */
+  async refreshContainer(id: string, sandboxId: string): Promise<string | undefined> {
+    const res = await this.cri.containerStatus({ container_id: id });
+    const st = res.status;
+    const uid = st?.labels[POD_UID_LABEL];
+    if (!st || !uid) return undefined;
+    const msg = st.state === 'CONTAINER_EXITED' ? await terminationMessage(st) : '';
+    const info = toRuntimeContainer(st, sandboxId, uid, msg);
+    this.containerCache.set(id, { state: st.state, info });
+    this.learned?.containers.push(info);
+    return this.put(uid, (cur) => ({ ...cur, containers: [...cur.containers.filter((x) => x.criId !== id), info] }));
+  }
+
+  /** changes one pod's state; its uid when that changed its status */
+  private put(uid: string, change: (st: PodState) => PodState): string | undefined {
+    const st = change(this.pods.get(uid) ?? { sandboxes: [], containers: [] });
+    this.pods.set(uid, st);
+    const fp = JSON.stringify(podStatusOf(uid, st));
+    if (this.fingerprints.get(uid) === fp) return undefined;
+    this.fingerprints.set(uid, fp);
+    return uid;
+  }
 
   get(uid: string): PodState | undefined {
     return this.pods.get(uid);
@@ -141,6 +187,15 @@ export class CriPodState {
 
   /** Lists everything and returns the uids whose status changed (appeared, changed or vanished). */
   async relist(): Promise<string[]> {
+    const learned: NonNullable<CriPodState['learned']> = (this.learned = { sandboxes: [], containers: [] });
+    try {
+      return await this.relistWith(learned);
+    } finally {
+      if (this.learned === learned) this.learned = undefined;
+    }
+  }
+
+  private async relistWith(learned: NonNullable<CriPodState['learned']>): Promise<string[]> {
     const [{ items }, { containers }] = await Promise.all([this.cri.listPodSandbox({}), this.cri.listContainers({})]);
     const next = new Map<string, PodState>();
     const liveSandboxes = new Set<string>();
@@ -180,8 +235,24 @@ export class CriPodState {
       st.containers.push(info!);
       next.set(uid, st);
     }
-    for (const id of [...this.containerCache.keys()]) if (!liveContainers.has(id)) this.containerCache.delete(id);
-    for (const st of next.values()) st.sandboxes.sort((a, b) => b.attempt - a.attempt || b.createdAt - a.createdAt);
+    const learnedIds = new Set(learned.containers.map((c) => c.criId));
+    for (const id of [...this.containerCache.keys()]) if (!liveContainers.has(id) && !learnedIds.has(id)) this.containerCache.delete(id);
+    // what refreshSandbox/refreshContainer read during this relist came after a CRI call returned: a listing taken
+    // before that lacks it (a new sandbox or container), or shows a sandbox not ready yet. (A container listed
+    // in an older state had its status read again above: its cached state differs.)
+    for (const sb of learned.sandboxes) {
+      const st = next.get(sb.uid) ?? { sandboxes: [], containers: [] };
+      const i = st.sandboxes.findIndex((x) => x.id === sb.id);
+      if (i < 0) st.sandboxes.push(sb);
+      else if (sb.ready && !st.sandboxes[i].ready) st.sandboxes[i] = sb;
+      next.set(sb.uid, st);
+    }
+    for (const c of learned.containers) {
+      const st = next.get(c.uid) ?? { sandboxes: [], containers: [] };
+      if (!st.containers.some((x) => x.criId === c.criId)) st.containers.push(c);
+      next.set(c.uid, st);
+    }
+    for (const st of next.values()) st.sandboxes.sort(bySandboxAge);
     const changed: string[] = [];
     for (const uid of new Set([...this.pods.keys(), ...next.keys()])) {
       const st = next.get(uid);

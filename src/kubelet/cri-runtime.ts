@@ -9,7 +9,7 @@ import type { Client } from '../client/types.js';
 import { CriClient, isCriNotFound } from '../runtime/cri-client.js';
 import type { PodSandboxConfig } from '../runtime/cri-types.js';
 import { resolveContainerEnv } from './container-env.js';
-import { ImagePuller, rpcMessage } from './cri-images.js';
+import { defaultPullPolicy, ImagePuller, rpcMessage } from './cri-images.js';
 import { runLifecycleHook, withDeadline } from './cri-lifecycle.js';
 import { CriPodState, podStatusOf, type ContainerInfo } from './cri-pod-state.js';
 import { runProbe } from './cri-probes.js';
@@ -20,7 +20,8 @@ import { computeQOS, ensurePodCgroup, podCgroupParent, removePodCgroup } from '.
 import type { PodRuntime, ProbeKind, ProbeResult, RuntimeEvent, RuntimeEventListener, RuntimeFailure, RuntimePodStatus } from './runtime.js';
 import { clientSourceContext } from './volume-sources.js';
 import { clientClaimSource } from './volume-pvc.js';
-import { PodVolumes, type VolumeMountSource } from './volumes.js';
+import { PodVolumes, type VolumeFailure, type VolumeMountSource } from './volumes.js';
+import { tracePod } from '../machinery/pod-trace.js';
 
 export interface CriRuntimeOptions {
   /** unix:///… socket of containerd's CRI */
@@ -130,6 +131,11 @@ export class CriRuntime implements PodRuntime {
     return this.relisting;
   }
 
+  /** a pod's status changed outside a relist (refreshSandbox/refreshContainer): its listeners hear it as from one */
+  private changed(uid: string | undefined): void {
+    if (uid && !this.closed) for (const l of this.listeners) l(uid);
+  }
+
   podStatus(uid: string): RuntimePodStatus | undefined {
     const st = this.state.get(uid);
     return st ? podStatusOf(uid, st) : undefined;
@@ -160,17 +166,51 @@ export class CriRuntime implements PodRuntime {
     try {
       // a dead sandbox is replaced: whatever still runs in the pod goes first (computePodActions' KillPod)
       if (current) await this.stopAll(current.containers, 0);
-      const set = await this.volumes.setUp(pod);
-      if ('failure' in set) return { reason: 'FailedMount', message: set.failure.message };
-      this.volumeMounts.set(uid, set.mounts);
-      await ensurePodCgroup(pod, { cgroupRoot: this.opts.cgroupRoot });
-      const config = this.sandboxConfig(pod, newest ? newest.attempt + 1 : 0);
-      await fs.mkdir(config.log_directory!, { recursive: true, mode: 0o755 });
-      await this.cri.runPodSandbox({ config });
+      // the image check of the containers that start first overlaps the sandbox's creation
+      const first = pod.spec?.initContainers?.length ? pod.spec.initContainers.slice(0, 1) : (pod.spec?.containers ?? []);
+      this.images.prefetch(first.filter((c) => (c.imagePullPolicy ?? defaultPullPolicy(c.image ?? '')) !== 'Always').map((c) => c.image ?? ''));
+      // kube's syncPod: the pod cgroup, the pod's directories, then its volumes; the cgroup is made while the
+      // volumes are resolved
+      const dirs = (async () => {
+        await ensurePodCgroup(pod, { cgroupRoot: this.opts.cgroupRoot });
+        const config = this.sandboxConfig(pod, newest ? newest.attempt + 1 : 0);
+        await fs.mkdir(config.log_directory!, { recursive: true, mode: 0o755 });
+        return config;
+      })();
+      dirs.catch(() => undefined);
+      tracePod(pod, 'cri: volumes resolve');
+      const vols = await this.volumes.resolve(pod);
+      if ('failure' in vols) return { reason: 'FailedMount', message: vols.failure.message };
+      const config = await dirs;
+      tracePod(pod, 'cri: RunPodSandbox');
+      const sandbox = this.cri.runPodSandbox({ config });
+      sandbox.catch(() => undefined);
+      // the volumes' payloads go to disk while the sandbox is made (only containers use them), once the request is
+      // out: a tmpfs mount forks, which holds this thread (write never rejects)
+      const written = new Promise((r) => setImmediate(r)).then(() => vols.write());
+      let sandboxId: string;
+      let unwritten: VolumeFailure[];
+      try {
+        ({ pod_sandbox_id: sandboxId } = await sandbox);
+        tracePod(pod, 'cri: RunPodSandbox done');
+      } finally {
+        unwritten = await written;
+      }
+      tracePod(pod, 'cri: volumes written');
+      if (unwritten.length) {
+        // kube mounts the volumes before it makes the sandbox: one that could not be written takes the sandbox back
+        await this.cri.stopPodSandbox({ pod_sandbox_id: sandboxId }).catch(() => undefined);
+        await this.cri.removePodSandbox({ pod_sandbox_id: sandboxId }).catch((e) => this.log(`k1s: kubelet: removing sandbox ${sandboxId}: ${rpcMessage(e)}`));
+        await this.relist().catch(() => undefined);
+        return { reason: 'FailedMount', message: unwritten[0].message };
+      }
+      this.volumeMounts.set(uid, vols.mounts);
+      // the new sandbox's status (its IPs), as kuberuntime reads it: no relist of the whole node
+      await this.state.refreshSandbox(sandboxId).then((uid) => this.changed(uid), () => this.relist());
+      tracePod(pod, 'cri: sandbox status read');
     } catch (e) {
-      return { reason: 'FailedCreatePodSandBox', message: rpcMessage(e) };
-    } finally {
       await this.relist().catch(() => undefined);
+      return { reason: 'FailedCreatePodSandBox', message: rpcMessage(e) };
     }
     const sb = this.state.get(uid)?.sandboxes[0];
     if (!sb?.ready) return { reason: 'FailedCreatePodSandBox', message: 'pod sandbox is not ready after creation' };
@@ -182,10 +222,14 @@ export class CriRuntime implements PodRuntime {
     this.pods.set(uid, pod);
     const sb = this.state.get(uid)?.sandboxes[0];
     if (!sb?.ready) return { reason: 'CreateContainerError', message: 'pod sandbox is not ready' };
+    /** the container made, once CreateContainer succeeded: only its status is read back afterwards */
+    let created: string | undefined;
     try {
+      tracePod(pod, 'cri: image ensure');
       const img = await this.images.ensure(pod, c, () => this.sandboxConfig(pod, sb.attempt), (e) => this.emit(pod, e));
       if ('reason' in img) return img;
       const ctx = clientSourceContext(this.opts.client, { nodeAllocatable: this.opts.nodeAllocatable, hostIPs: this.opts.hostIPs });
+      tracePod(pod, 'cri: env');
       const env = await resolveContainerEnv(ctx, pod, c, { podIPs: sb.ips });
       if ('failure' in env) return env.failure;
       let vols = this.volumeMounts.get(uid);
@@ -196,6 +240,11 @@ export class CriRuntime implements PodRuntime {
       }
       const dns = this.opts.dns();
       const target = (c as { targetContainerName?: string }).targetContainerName;
+      tracePod(pod, 'cri: mounts');
+      // the container's log directory is made beside the kubelet-managed files
+      const sandboxConfig = this.sandboxConfig(pod, sb.attempt);
+      const logDir = prepareContainerLogDir(sandboxConfig.log_directory!, c.name ?? '');
+      logDir.catch(() => undefined);
       const mounts = await containerMounts(pod, c, vols, { podDir: this.volumes.podDir(uid), env: env.env, podIPs: sb.ips, clusterDomain: dns.clusterDomain });
       if ('failure' in mounts) return mounts.failure;
       const built = containerConfig(pod, c, {
@@ -210,18 +259,20 @@ export class CriRuntime implements PodRuntime {
         targetContainerId: target ? this.newest(uid, target)?.criId : undefined,
       });
       if ('failure' in built) return built.failure;
-
-      const sandboxConfig = this.sandboxConfig(pod, sb.attempt);
-      await prepareContainerLogDir(sandboxConfig.log_directory!, c.name ?? '');
+      await logDir;
       let id: string;
       try {
+        tracePod(pod, 'cri: CreateContainer');
         ({ container_id: id } = await this.cri.createContainer({ pod_sandbox_id: sb.id, config: built.config, sandbox_config: sandboxConfig }));
+        created = id;
       } catch (e) {
         return { reason: 'CreateContainerError', message: rpcMessage(e) };
       }
       this.emit(pod, { type: 'Normal', reason: 'Created', message: `Created container: ${c.name ?? ''}` });
       try {
+        tracePod(pod, 'cri: StartContainer');
         await this.cri.startContainer({ container_id: id });
+        tracePod(pod, 'cri: StartContainer done');
       } catch (e) {
         return { reason: 'RunContainerError', message: rpcMessage(e) };
       }
@@ -233,6 +284,7 @@ export class CriRuntime implements PodRuntime {
           // kube: the event, then killContainer with the message "FailedPostStartHook" (preStop still runs)
           this.emit(pod, { type: 'Warning', reason: 'FailedPostStartHook', message: msg });
           await this.relist().catch(() => undefined);
+          created = undefined;
           const inst = this.state.get(uid)?.containers.find((x) => x.criId === id);
           const grace = pod.metadata.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
           if (inst) await this.stopInstance(pod, inst, c, grace, { message: 'FailedPostStartHook' });
@@ -242,7 +294,11 @@ export class CriRuntime implements PodRuntime {
       }
       return undefined;
     } finally {
-      await this.relist().catch(() => undefined);
+      // the new container's status (kuberuntime's next GetPodStatus); a relist when nothing was created, or when
+      // that read fails
+      if (created) await this.state.refreshContainer(created, sb.id).then((uid) => this.changed(uid), () => this.relist().catch(() => undefined));
+      else await this.relist().catch(() => undefined);
+      tracePod(pod, 'cri: container status read');
     }
   }
 

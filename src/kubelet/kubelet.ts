@@ -13,6 +13,7 @@ import { Backoff } from './backoff.js';
 import { NodeLease } from './node-lease.js';
 import { initialNode, metadataDrift, nodeConditions, nodeInfo, nodeStatusFields, type NodeCondition, type NodeHealth, type NodeIdentity } from './node-status.js';
 import { PodWorker } from './pod-worker.js';
+import { tracePod } from '../machinery/pod-trace.js';
 import type { PodRuntime } from './runtime.js';
 
 export interface KubeletOptions {
@@ -216,6 +217,7 @@ export class Kubelet {
     const uid = pod.metadata.uid!;
     let w = this.workers.get(uid);
     if (!w) {
+      tracePod(pod, 'kubelet: bound pod seen');
       w = new PodWorker(pod, {
         client: this.opts.client,
         runtime: this.opts.runtime,

@@ -11,6 +11,7 @@ import { Backoff, goDuration } from './backoff.js';
 import { isRestartableInit, shouldRestart, type WaitingReason } from './container-status.js';
 import { generatePodStatus } from './pod-status.js';
 import { PodProber } from './prober.js';
+import { tracePod } from '../machinery/pod-trace.js';
 import type { PodRuntime, RuntimeContainer, RuntimePodStatus } from './runtime.js';
 
 export interface PodWorkerContext {
@@ -183,6 +184,7 @@ export class PodWorker {
 
   private async sync(): Promise<void> {
     const pod = this.pod;
+    tracePod(pod, 'worker: sync starts');
     if (pod.metadata.deletionTimestamp || this.finished) return this.syncTerminating(pod);
     let rs = this.ctx.runtime.podStatus(this.uid);
     if (!rs?.sandboxReady) {
@@ -345,7 +347,9 @@ export class PodWorker {
     let cur: Pod = pod;
     for (let attempt = 0; ; attempt++) {
       try {
+        tracePod(pod, `worker: status write (${status.phase})`);
         await rc.update(cur.metadata.namespace!, { ...cur, status } as Pod, { subresource: 'status' });
+        tracePod(pod, `worker: status written (${status.phase})`);
         this.lastStatus = status;
         this.forceWrite = false;
         return status;

@@ -191,16 +191,18 @@ async function hierarchies(root: string): Promise<string[]> {
 export async function ensurePodCgroup(pod: Pod, opts: CgroupOptions = {}): Promise<string> {
   const root = opts.cgroupRoot ?? '/sys/fs/cgroup';
   const parent = podCgroupParent(pod.metadata?.uid ?? '', computeQOS(pod));
-  for (const h of await hierarchies(root)) await fs.mkdir(path.join(h, parent), { recursive: true }).catch(() => undefined);
+  // the hierarchies side by side (a cgroup mkdir is a slow syscall), then the limits, each file once
+  await Promise.all((await hierarchies(root)).map((h) => fs.mkdir(path.join(h, parent), { recursive: true }).catch(() => undefined)));
   const cfg = podResourceConfig(pod);
   const write = async (sub: string, file: string, v: number | undefined) => {
     if (v === undefined) return;
     await fs.writeFile(path.join(root, sub, parent, file), String(v)).catch(() => undefined);
   };
-  await write('cpu', 'cpu.shares', cfg.cpuShares);
-  await write('cpu', 'cpu.cfs_period_us', cfg.cpuPeriod);
-  await write('cpu', 'cpu.cfs_quota_us', cfg.cpuQuota === undefined ? undefined : cfg.cpuQuota || -1);
-  await write('memory', 'memory.limit_in_bytes', cfg.memoryLimit || undefined);
+  await Promise.all([
+    write('cpu', 'cpu.shares', cfg.cpuShares),
+    write('cpu', 'cpu.cfs_period_us', cfg.cpuPeriod).then(() => write('cpu', 'cpu.cfs_quota_us', cfg.cpuQuota === undefined ? undefined : cfg.cpuQuota || -1)),
+    write('memory', 'memory.limit_in_bytes', cfg.memoryLimit || undefined),
+  ]);
   return parent;
 }
 

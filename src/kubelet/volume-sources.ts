@@ -179,27 +179,32 @@ export async function projectedPayload(ctx: SourceContext, tokens: TokenCache, p
     if ('error' in r) errors.push(r.error);
     else for (const [k, v] of r.payload) payload.set(k, v);
   };
-  for (const s of (src.sources ?? []) as Obj[]) {
-    if (s.configMap) merge(await configMapPayload(ctx, pod, s.configMap as Obj, defaultMode));
-    else if (s.secret) merge(await secretPayload(ctx, pod, s.secret as Obj, defaultMode));
-    else if (s.downwardAPI) merge(downwardAPIPayload(pod, ((s.downwardAPI as Obj).items ?? []) as DownwardItem[], defaultMode, ctx.nodeAllocatable));
-    else if (s.serviceAccountToken) {
-      const t = s.serviceAccountToken as { audience?: string; expirationSeconds?: number; path?: string };
-      try {
-        const r = await tokens.get(ctx, pod.metadata?.namespace ?? '', pod.spec?.serviceAccountName ?? 'default', {
-          audiences: t.audience ? [t.audience] : undefined,
-          expirationSeconds: t.expirationSeconds ?? 3600,
-          boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: pod.metadata?.name ?? '', uid: pod.metadata?.uid ?? '' },
-        });
-        // a token owned by the pod's user (or group-readable through fsGroup) is 0600, as kube writes it
-        const fsUser = fsUserOf(pod);
-        const mode = fsUser !== undefined || pod.spec?.securityContext?.fsGroup !== undefined ? 0o600 : defaultMode;
-        payload.set(t.path ?? 'token', { data: utf8(r.token), mode, fsUser });
-      } catch (e) {
-        errors.push((e as Error).message);
-      }
+  // the sources are read side by side (a token request beside the configMap read) and merged in their order
+  const token = async (t: { audience?: string; expirationSeconds?: number; path?: string }): Promise<Result> => {
+    try {
+      const r = await tokens.get(ctx, pod.metadata?.namespace ?? '', pod.spec?.serviceAccountName ?? 'default', {
+        audiences: t.audience ? [t.audience] : undefined,
+        expirationSeconds: t.expirationSeconds ?? 3600,
+        boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: pod.metadata?.name ?? '', uid: pod.metadata?.uid ?? '' },
+      });
+      // a token owned by the pod's user (or group-readable through fsGroup) is 0600, as kube writes it
+      const fsUser = fsUserOf(pod);
+      const mode = fsUser !== undefined || pod.spec?.securityContext?.fsGroup !== undefined ? 0o600 : defaultMode;
+      return { payload: new Map([[t.path ?? 'token', { data: utf8(r.token), mode, fsUser }]]) };
+    } catch (e) {
+      return { error: (e as Error).message };
     }
-  }
+  };
+  const results = await Promise.all(
+    ((src.sources ?? []) as Obj[]).map(async (s): Promise<Result | undefined> => {
+      if (s.configMap) return configMapPayload(ctx, pod, s.configMap as Obj, defaultMode);
+      if (s.secret) return secretPayload(ctx, pod, s.secret as Obj, defaultMode);
+      if (s.downwardAPI) return downwardAPIPayload(pod, ((s.downwardAPI as Obj).items ?? []) as DownwardItem[], defaultMode, ctx.nodeAllocatable);
+      if (s.serviceAccountToken) return token(s.serviceAccountToken as { audience?: string; expirationSeconds?: number; path?: string });
+      return undefined;
+    }),
+  );
+  for (const r of results) if (r) merge(r);
   const error = aggregate(errors);
   return error ? { error } : { payload };
 }

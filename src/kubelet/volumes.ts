@@ -10,7 +10,8 @@ import { promisify } from 'node:util';
 import type { Pod, Volume } from '../api/core-pod-types.js';
 import { Quantity } from '../machinery/quantity.js';
 import { podResourceConfig } from './qos-cgroups.js';
-import { writePayloadAtomically } from './volume-atomic-writer.js';
+import { validatePayloadPath, writePayloadAtomically, type Payload } from './volume-atomic-writer.js';
+import { tracePod } from '../machinery/pod-trace.js';
 import {
   checkLocalPath,
   claimOf,
@@ -181,6 +182,8 @@ export async function tearDownPodVolumes(podsDir: string, uid: string, opts: { m
   await fs.rm(dir, { recursive: true, force: true });
 }
 
+const setUpFailure = (volume: string, error: string): VolumeFailure => ({ reason: 'FailedMount', volume, message: `MountVolume.SetUp failed for volume "${volume}" : ${error}` });
+
 export class PodVolumes {
   private readonly tokens: TokenCache;
   private readonly mounter: Mounter;
@@ -200,11 +203,30 @@ export class PodVolumes {
 
   /** Sets up every volume of the pod (idempotent: the kubelet calls it on each sync). */
   async setUp(pod: Pod): Promise<VolumeSetUp> {
+    const r = await this.setUpAll(pod, false);
+    return 'failure' in r ? r : { mounts: r.mounts };
+  }
+
+  /**
+   * setUp in two steps: everything that reads the API or checks the node (the failures kube reports as FailedMount
+   * while it waits for a configMap, a secret, a claim or a hostPath) resolves first; writing the configMap, secret,
+   * downwardAPI and projected payloads to their (tmpfs) directories is left to write(), so that a caller can
+   * overlap it with other work (the kubelet: RunPodSandbox) and wait for it before containers use the volumes.
+   * write() returns the failures of those writes, as setUp would have reported them.
+   */
+  resolve(pod: Pod): Promise<{ failure: VolumeFailure; failures: VolumeFailure[] } | { mounts: Map<string, VolumeMountSource>; write: () => Promise<VolumeFailure[]> }> {
+    return this.setUpAll(pod, true);
+  }
+
+  private async setUpAll(pod: Pod, deferWrites: boolean): Promise<{ failure: VolumeFailure; failures: VolumeFailure[] } | { mounts: Map<string, VolumeMountSource>; write: () => Promise<VolumeFailure[]> }> {
     const uid = pod.metadata?.uid ?? '';
-    for (const d of ['volumes', 'plugins']) await fs.mkdir(path.join(this.podDir(uid), d), { recursive: true, mode: 0o750 });
+    // the pod's directories are made while the volumes are read (each volume makes its own directory below them)
+    const podDirs = Promise.all(['volumes', 'plugins'].map((d) => fs.mkdir(path.join(this.podDir(uid), d), { recursive: true, mode: 0o750 })));
+    podDirs.catch(() => undefined);
     const mounts = new Map<string, VolumeMountSource>();
     const failures: VolumeFailure[] = [];
     const unprocessed: { volume: string; error: string }[] = [];
+    const writes: { volume: string; write: () => Promise<unknown> }[] = [];
     for (const v of pod.spec?.volumes ?? []) {
       const name = v.name ?? '';
       if (claimOf(pod, v) && this.ctx.claims) {
@@ -214,17 +236,33 @@ export class PodVolumes {
         else mounts.set(name, r);
         continue;
       }
-      const r = await this.setUpOne(pod, v).catch((e: Error) => ({ error: e.message }));
-      if ('error' in r) failures.push({ reason: 'FailedMount', volume: name, message: `MountVolume.SetUp failed for volume "${name}" : ${r.error}` });
-      else mounts.set(name, r);
+      const r = await this.setUpOne(pod, v)
+        .then(async (r) => {
+          if ('error' in r || !r.write || deferWrites) return r;
+          await r.write();
+          return { ...r, write: undefined };
+        })
+        .catch((e: Error) => ({ error: e.message }));
+      if ('error' in r) failures.push(setUpFailure(name, r.error));
+      else {
+        const { write, ...mount } = r;
+        mounts.set(name, mount);
+        if (write) writes.push({ volume: name, write });
+      }
     }
+    await podDirs;
     if (unprocessed.length) {
       // the populator could not add these volumes: the pod waits for them (e.g. its claim to be bound)
       const names = unprocessed.map((u) => u.volume);
       const message = unableToMountMessage(names, [...names, ...failures.map((f) => f.volume)], unprocessed.map((u) => u.error));
       failures.unshift({ reason: 'FailedMount', volume: names[0], message });
     }
-    return failures.length ? { failure: failures[0], failures } : { mounts };
+    if (failures.length) return { failure: failures[0], failures };
+    const write = async (): Promise<VolumeFailure[]> => {
+      const done = await Promise.all(writes.map((w) => w.write().then(() => undefined, (e: Error) => setUpFailure(w.volume, e.message))));
+      return done.filter((f): f is VolumeFailure => !!f);
+    };
+    return { mounts, write };
   }
 
   /** A claim's bound PV: hostPath (type-checked, no ownership change) or local (must exist; fsGroup applied). */
@@ -271,7 +309,7 @@ export class PodVolumes {
     this.tokens.forgetPod(uid);
   }
 
-  private async setUpOne(pod: Pod, v: Volume): Promise<VolumeMountSource | { error: string }> {
+  private async setUpOne(pod: Pod, v: Volume): Promise<(VolumeMountSource & { write?: () => Promise<unknown> }) | { error: string }> {
     const uid = pod.metadata?.uid ?? '';
     const name = v.name ?? '';
     const kind = volumeKind(v);
@@ -292,9 +330,9 @@ export class PodVolumes {
     }
     if (kind && API_BACKED[kind]) {
       const dir = this.volumeDir(uid, API_BACKED[kind], name);
-      const r = await this.writeApiVolume(pod, kind, v[kind] as Obj, dir);
+      const r = await this.apiPayload(pod, kind, v[kind] as Obj);
       if ('error' in r) return r;
-      return { hostPath: dir, readOnly: true, selinuxRelabel: true, plugin: API_BACKED[kind] };
+      return { hostPath: dir, readOnly: true, selinuxRelabel: true, plugin: API_BACKED[kind], write: () => this.writeApiPayload(pod, kind, dir, r.payload) };
     }
     const type = Object.keys(v).find((k) => k !== 'name') ?? 'unknown';
     return { error: `volume type ${type} is not supported by this kubelet` };
@@ -312,16 +350,36 @@ export class PodVolumes {
   }
 
   private async writeApiVolume(pod: Pod, kind: string, src: Obj, dir: string): Promise<{ changed: boolean } | { error: string }> {
+    const r = await this.apiPayload(pod, kind, src);
+    if ('error' in r) return r;
+    return this.writeApiPayload(pod, kind, dir, r.payload);
+  }
+
+  /** the payload of a configMap, secret, downwardAPI or projected volume, its paths checked (the atomic writer's
+   *  errors, which kube reports before writing anything) */
+  private async apiPayload(pod: Pod, kind: string, src: Obj): Promise<{ payload: Payload } | { error: string }> {
     const mode = typeof src.defaultMode === 'number' ? src.defaultMode : DEFAULT_MODE;
     let r;
+    tracePod(pod, `vol: ${kind} payload`);
     if (kind === 'configMap') r = await configMapPayload(this.ctx, pod, src, mode);
     else if (kind === 'secret') r = await secretPayload(this.ctx, pod, src, mode);
     else if (kind === 'downwardAPI') r = downwardAPIPayload(pod, (src.items ?? []) as never[], mode, this.ctx.nodeAllocatable);
     else r = await projectedPayload(this.ctx, this.tokens, pod, src);
     if ('error' in r) return r;
+    for (const p of r.payload.keys()) {
+      const error = validatePayloadPath(p);
+      if (error) return { error };
+    }
+    return r;
+  }
+
+  /** the volume's directory (tmpfs for secret and projected) with the payload written atomically */
+  private async writeApiPayload(pod: Pod, kind: string, dir: string, payload: Payload): Promise<{ changed: boolean }> {
+    tracePod(pod, `vol: ${kind} emptyDir`);
     await this.wrappedEmptyDir(pod, dir, MEMORY_BACKED.has(kind));
+    tracePod(pod, `vol: ${kind} write`);
     const fsGroup = pod.spec?.securityContext?.fsGroup;
-    return writePayloadAtomically(dir, r.payload, {
+    return writePayloadAtomically(dir, payload, {
       now: this.ctx.now ? new Date(this.ctx.now()) : undefined,
       afterWrite: fsGroup === undefined ? undefined : () => setOwnership(dir, fsGroup, true),
     });

@@ -2,6 +2,7 @@
 // filters pick the feasible nodes and the scores the best one, the pod is assumed there in memory, and the
 // Binding is written asynchronously while the next pod is already being scheduled. Failures set
 // PodScheduled=False/Unschedulable and record FailedScheduling; the pod waits for a cluster event.
+import { tracePod } from '../machinery/pod-trace.js';
 import { informerLookups } from './cluster-lookups.js';
 import type { KObject } from '../api/types.js';
 import type { PodCondition, PodSpec } from '../api/core-pod-types.js';
@@ -190,6 +191,7 @@ export class Scheduler implements Controller {
     }
     this.nominator.onPending(old, p);
     if (!old || !this.pending(old)) {
+      tracePod(p, 'scheduler: pending pod seen');
       this.queue.add({ key, uid: p.metadata.uid ?? '', priority: p.spec?.priority ?? 0, creation: Date.parse(p.metadata.creationTimestamp ?? '') || 0 });
       return;
     }
@@ -228,6 +230,7 @@ export class Scheduler implements Controller {
       this.queue.done(q.key);
       return;
     }
+    tracePod(pod, 'scheduler: cycle starts');
     const info = podInfo(pod);
     const nodes = this.cache.nodes();
     if (nodes.length === 0) {
@@ -269,11 +272,13 @@ export class Scheduler implements Controller {
       }
     }
     try {
+      tracePod(pod, 'scheduler: binding written');
       await this.ctx.client.resource('v1', 'pods').create(
         ns,
         { apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace: ns, uid: pod.metadata.uid }, target: { apiVersion: 'v1', kind: 'Node', name: node } } as KObject,
         { subresource: 'binding' },
       );
+      tracePod(pod, 'scheduler: binding done');
       this.queue.done(q.key);
       this.recorder.event(pod, 'Normal', 'Scheduled', `Successfully assigned ${ns}/${name} to ${node}`);
     } catch (e) {
