@@ -80,11 +80,15 @@ function validity(days: number, now: Date, notAfterCap?: Date): { notBefore: Dat
   return { notBefore, notAfter };
 }
 
-/** A positive 128-bit serial number, DER INTEGER content (a leading zero keeps it positive). */
+/**
+ * A random positive serial number as DER INTEGER content: 16 bytes whose first is 0x01-0x7f, so the encoding is
+ * minimal (a leading 0x00 byte, or a 0x00 before a byte < 0x80, is invalid DER that OpenSSL refuses) and positive.
+ */
 function serialNumber(): ArrayBuffer {
   const bytes = randomBytes(16);
-  const out = bytes[0] > 0x7f ? Buffer.concat([Buffer.from([0]), bytes]) : bytes;
-  return new Uint8Array(out).buffer;
+  bytes[0] &= 0x7f;
+  if (bytes[0] === 0) bytes[0] = 1;
+  return new Uint8Array(bytes).buffer;
 }
 
 /** RFC 5280 4.2.1.2 method (1): SHA-1 of the subjectPublicKey BIT STRING's bytes. */

@@ -149,12 +149,24 @@ export async function runAcceptance(o: AcceptanceOptions): Promise<string[]> {
    * still be converging while its pods already run (as after a kubelet restart in Kubernetes), so a few tries */
   const serviceAnswers = async () => {
     const tries: string[] = [];
-    const deadline = Date.now() + 15_000;
+    const deadline = Date.now() + 30_000;
     for (;;) {
       const r = await kubectl(['exec', 'deploy/web', '--', 'sh', '-c', 'timeout 5 wget -qO- http://web/passwd']);
       if (r.code === 0 && /^root:/m.test(r.stdout)) return;
-      tries.push(`${r.code}: ${r.stdout}${r.stderr}`.trim());
-      if (Date.now() > deadline) assert.fail(`wget through the Service failed ${tries.length} times:\n${tries.join('\n')}`);
+      tries.push(`${new Date().toISOString()} ${r.code}: ${r.stdout}${r.stderr}`.trim());
+      if (Date.now() > deadline) {
+        // what the pod sees and what the cluster holds, to tell DNS from Service routing from endpoints
+        const show = async (args: string[]) => {
+          const x = await kubectl(args);
+          return `$ kubectl ${args.join(' ')}\n${x.stdout}${x.stderr}`;
+        };
+        const state = await Promise.all([
+          show(['exec', 'deploy/web', '--', 'sh', '-c', 'cat /etc/resolv.conf; timeout 5 nslookup web.default.svc.cluster.local; ip addr']),
+          show(['get', 'pods,svc,endpointslices', '-A', '-o', 'wide']),
+          show(['get', 'events', '-A']),
+        ]);
+        assert.fail(`wget through the Service failed ${tries.length} times:\n${tries.join('\n')}\n${state.join('\n')}`);
+      }
       await new Promise((res) => setTimeout(res, 500));
     }
   };
