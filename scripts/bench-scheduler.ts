@@ -25,6 +25,7 @@ class PodWatch {
   constructor(server: Server, ns: string) {
     this.req = https.get(`${server.url}/api/v1/namespaces/${ns}/pods?watch=true`, { agent: new https.Agent({ ...server.agent.options, keepAlive: false }) }, (r) => {
       let buf = '';
+      r.on('error', () => undefined); // the server stopping after close()
       r.on('data', (d) => {
         buf += d;
         let i;
@@ -44,6 +45,7 @@ class PodWatch {
         for (const f of w) f();
       });
     });
+    this.req.on('error', () => undefined);
   }
 
   /** resolves once `done()` holds (checked after every chunk of events), or rejects after `timeoutMs` */
@@ -65,7 +67,9 @@ class PodWatch {
 
 async function clusterWithNodes(nodes: number): Promise<{ server: Server; dir: string; nodeNames: string[] }> {
   const dir = mkdtempSync(join(tmpdir(), 'k1s-bench-'));
-  const { server } = await startServer(dir, ['--simulated-nodes', String(nodes)]);
+  // a /24 per node: the default 10.42.0.0/16 holds 256 of them, a /14 holds 1,024
+  const cidr = nodes > 256 ? ['--cluster-cidr', '10.64.0.0/14'] : [];
+  const { server } = await startServer(dir, ['--simulated-nodes', String(nodes), ...cidr]);
   let names: string[] = [];
   for (;;) {
     const r = JSON.parse((await request(server, 'GET', '/api/v1/nodes')).body) as { items: { metadata: { name: string }; spec?: { podCIDR?: string } }[] };

@@ -76,6 +76,11 @@ export async function listObjects(rs: ResourceStore, namespace: string, p: ListP
       );
     } else if (rv > cur) throw tooLarge(rv, cur);
   }
+  // one object named by the field selector (a kubelet's own Node): read its key, not every object of the kind, as
+  // kube-apiserver does when the predicate matches a single name and the key is known (not across namespaces)
+  if (pred.singleName !== undefined && !p.continue && (namespace || !rs.def.namespaced)) {
+    return listOne(rs, namespace, pred, revision);
+  }
   const limit = p.limit && p.limit > 0 ? p.limit : 0;
   const items: KObject[] = [];
   let more = false;
@@ -117,6 +122,22 @@ export async function listObjects(rs: ResourceStore, namespace: string, p: ListP
     if (remaining !== undefined && remaining > 0) out.remainingItemCount = remaining;
   }
   return out;
+}
+
+async function listOne(rs: ResourceStore, namespace: string, pred: Predicate, revision: number): Promise<ListOutput> {
+  const store = rs.deps.store;
+  const before = store.currentRevision();
+  let kv: KeyValue | undefined;
+  try {
+    kv = await store.get(rs.key(namespace, pred.singleName!), revision ? { revision } : undefined);
+  } catch (e) {
+    if (e instanceof StoreError && e.code === 'Compacted') throw errors.expired('The resourceVersion for the provided list is too old.');
+    throw e;
+  }
+  const obj = kv ? rs.decode(kv) : undefined;
+  // the list's revision covers what was read (a write to the key meanwhile is in it; a watch from it misses nothing)
+  const at = revision || Math.max(before, kv?.modRevision ?? 0);
+  return { items: obj && pred.matches(obj) ? [obj] : [], resourceVersion: String(at) };
 }
 
 function tooLarge(rv: number, cur: number): StatusError {

@@ -6,6 +6,8 @@ import { parseFieldSelector, checkFieldSelectorFields } from '../machinery/field
 export interface Predicate {
   /** true when neither selector restricts anything */
   empty: boolean;
+  /** the one name a `metadata.name=` field selector allows (SelectionPredicate.MatchesSingle) */
+  singleName?: string;
   matches(obj: KObject): boolean;
 }
 
@@ -43,6 +45,7 @@ export function makePredicate(def: ResourceDefinition, labelSelector?: string, f
   if (lsEmpty && fsEmpty) return { empty: true, matches: () => true };
   return {
     empty: false,
+    singleName: fs?.requiresExactMatch('metadata.name'),
     matches(obj) {
       if (!lsEmpty && !ls!.matches(obj.metadata.labels ?? {})) return false;
       if (!fsEmpty && !fs!.matches(fieldsOf(def, obj))) return false;
