@@ -82,24 +82,22 @@ const common = {
   define: { 'import.meta.url': '__k1s_import_meta_url' },
 };
 
+/** A worker thread's script, bundled whole (a worker needs a file of its own); returns the written path. */
+async function workerScript(entry, name, banner) {
+  const result = await build({ ...common, entryPoints: [join(root, entry)], banner: { js: banner } });
+  const file = join(out, name);
+  writeFileSync(file, checked(result, name));
+  return file;
+}
 // the writer thread: new Worker(new URL(import.meta.url)) in src/storage/sqlite-worker.ts runs this file
-const writer = await build({
-  ...common,
-  entryPoints: [join(root, 'dist/src/storage/sqlite-worker.js')],
-  banner: { js: '"use strict";\nvar __k1s_import_meta_url = require("node:url").pathToFileURL(__filename).href;' },
-});
-const writerFile = join(out, 'sqlite-writer.cjs');
-writeFileSync(writerFile, checked(writer, 'sqlite-writer.cjs'));
-
+const writerFile = await workerScript(
+  'dist/src/storage/sqlite-worker.js',
+  'sqlite-writer.cjs',
+  '"use strict";\nvar __k1s_import_meta_url = require("node:url").pathToFileURL(__filename).href;',
+);
 // the cluster DNS worker thread: dnsWorkerURL() in src/network/dns-server.ts names dist/dns-worker.cjs beside
 // import.meta.url's file
-const dnsWorker = await build({
-  ...common,
-  entryPoints: [join(root, 'dist/src/network/dns-worker.js')],
-  banner: { js: '"use strict";' },
-});
-const dnsWorkerFile = join(out, 'dns-worker.cjs');
-writeFileSync(dnsWorkerFile, checked(dnsWorker, 'dns-worker.cjs'));
+const dnsWorkerFile = await workerScript('dist/src/network/dns-worker.js', 'dns-worker.cjs', '"use strict";');
 
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const pkgFile = join(out, 'package.json');

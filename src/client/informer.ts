@@ -2,15 +2,10 @@
 // Handlers run synchronously on each event, so they must only enqueue keys; controllers read the cache.
 import type { KObject } from '../api/types.js';
 import { StatusError } from '../machinery/errors.js';
+import { IndexedCache, objectKey, type InformerHandler } from './indexed-cache.js';
 import type { Client, ClientWatchEvent } from './types.js';
 
-export interface InformerHandler {
-  add?(obj: KObject): void;
-  update?(oldObj: KObject, newObj: KObject): void;
-  delete?(obj: KObject): void;
-}
-
-export type IndexFunc = (obj: KObject) => string[];
+export { objectKey, type IndexFunc, type InformerHandler } from './indexed-cache.js';
 
 export interface InformerOptions {
   namespace?: string;
@@ -20,22 +15,12 @@ export interface InformerOptions {
   log?: (line: string) => void;
 }
 
-/** `namespace/name` for namespaced objects, `name` for cluster-scoped ones (cache.MetaNamespaceKeyFunc). */
-export function objectKey(obj: { metadata: { namespace?: string; name?: string } }): string {
-  const ns = obj.metadata.namespace;
-  return ns ? `${ns}/${obj.metadata.name}` : obj.metadata.name!;
-}
-
 export function splitKey(key: string): { namespace: string; name: string } {
   const i = key.indexOf('/');
   return i < 0 ? { namespace: '', name: key } : { namespace: key.slice(0, i), name: key.slice(i + 1) };
 }
 
-export class Informer {
-  private readonly items = new Map<string, KObject>();
-  private readonly handlers: InformerHandler[] = [];
-  private readonly indexers = new Map<string, IndexFunc>();
-  private readonly indexes = new Map<string, Map<string, Set<string>>>();
+export class Informer extends IndexedCache {
   private watch?: { stop(): void };
   private synced = false;
   private stopped = false;
@@ -50,6 +35,7 @@ export class Informer {
     readonly plural: string,
     private readonly opts: InformerOptions = {},
   ) {
+    super((e) => console.error(`k1s: informer ${plural} handler:`, e));
     this.addIndex('namespace', (o) => [o.metadata.namespace ?? '']);
   }
 
@@ -57,14 +43,6 @@ export class Informer {
     this.handlers.push(h);
     // A late handler sees what is already cached, as client-go replays adds to new handlers.
     if (this.synced) for (const o of this.items.values()) h.add?.(o);
-  }
-
-  addIndex(name: string, fn: IndexFunc): void {
-    if (this.indexers.has(name)) return;
-    this.indexers.set(name, fn);
-    const idx = new Map<string, Set<string>>();
-    this.indexes.set(name, idx);
-    for (const [k, o] of this.items) for (const v of fn(o)) addTo(idx, v, k);
   }
 
   start(): Promise<void> {
@@ -87,33 +65,10 @@ export class Informer {
     if (this.restartTimer) clearTimeout(this.restartTimer);
   }
 
-  get(namespace: string, name: string): KObject | undefined {
-    return this.items.get(namespace ? `${namespace}/${name}` : name);
-  }
-
-  getByKey(key: string): KObject | undefined {
-    return this.items.get(key);
-  }
-
   /** Everything cached, or everything in one namespace. */
   list(namespace?: string): KObject[] {
     if (namespace === undefined) return [...this.items.values()];
     return this.byIndex('namespace', namespace);
-  }
-
-  byIndex(index: string, value: string): KObject[] {
-    const keys = this.indexes.get(index)?.get(value);
-    if (!keys) return [];
-    const out: KObject[] = [];
-    for (const k of keys) {
-      const o = this.items.get(k);
-      if (o) out.push(o);
-    }
-    return out;
-  }
-
-  get size(): number {
-    return this.items.size;
   }
 
   /** The resourceVersion the cache has seen up to. */
@@ -135,7 +90,7 @@ export class Informer {
       seen.add(key);
       this.apply(key, o);
     }
-    for (const [key, o] of [...this.items]) if (!seen.has(key)) this.remove(key, o);
+    for (const key of [...this.items.keys()]) if (!seen.has(key)) this.drop(key);
     this.lastRV = list.metadata.resourceVersion ?? '';
     this.synced = true;
     for (const w of this.syncWaiters.splice(0)) w();
@@ -159,10 +114,8 @@ export class Informer {
     if (ev.object.metadata.resourceVersion) this.lastRV = ev.object.metadata.resourceVersion;
     if (ev.type === 'BOOKMARK') return;
     const key = objectKey(ev.object);
-    if (ev.type === 'DELETED') {
-      const old = this.items.get(key);
-      this.remove(key, old ?? ev.object);
-    } else this.apply(key, ev.object);
+    if (ev.type === 'DELETED') this.drop(key);
+    else this.apply(key, ev.object);
   }
 
   private restart(): void {
@@ -182,52 +135,8 @@ export class Informer {
   private apply(key: string, obj: KObject): void {
     const old = this.items.get(key);
     if (old && old.metadata.resourceVersion === obj.metadata.resourceVersion) return;
-    if (old) this.unindex(key, old);
-    this.items.set(key, obj);
-    for (const [name, fn] of this.indexers) for (const v of fn(obj)) addTo(this.indexes.get(name)!, v, key);
-    for (const h of this.handlers) {
-      try {
-        if (old) h.update?.(old, obj);
-        else h.add?.(obj);
-      } catch (e) {
-        console.error(`k1s: informer ${this.plural} handler:`, e);
-      }
-    }
+    this.store(key, obj);
   }
-
-  private remove(key: string, obj: KObject): void {
-    const had = this.items.get(key);
-    if (had) {
-      this.unindex(key, had);
-      this.items.delete(key);
-    }
-    if (!had) return;
-    for (const h of this.handlers) {
-      try {
-        h.delete?.(obj);
-      } catch (e) {
-        console.error(`k1s: informer ${this.plural} handler:`, e);
-      }
-    }
-  }
-
-  private unindex(key: string, obj: KObject): void {
-    for (const [name, fn] of this.indexers) {
-      const idx = this.indexes.get(name)!;
-      for (const v of fn(obj)) {
-        const s = idx.get(v);
-        if (!s) continue;
-        s.delete(key);
-        if (!s.size) idx.delete(v);
-      }
-    }
-  }
-}
-
-function addTo(idx: Map<string, Set<string>>, v: string, key: string): void {
-  let s = idx.get(v);
-  if (!s) idx.set(v, (s = new Set()));
-  s.add(key);
 }
 
 /** One informer per resource, shared by every controller of a cluster (SharedInformerFactory). */

@@ -122,7 +122,7 @@ export class ImagePuller {
     for (const [image, pre] of this.prefetched) if (now - pre.at > PREFETCH_MS) this.prefetched.delete(image);
     for (const image of new Set(images)) {
       if (!image) continue;
-      const status = this.cri.imageStatus({ image: { image } }).then((r) => r.image ?? undefined);
+      const status = this.imageStatus(image);
       status.catch(() => undefined); // an unused failed prefetch is no unhandled rejection; ensure asks again
       this.prefetched.set(image, { at: now, status });
     }
@@ -138,13 +138,16 @@ export class ImagePuller {
         if (img !== null) return img;
       }
     }
+    return this.imageStatus(image);
+  }
+
+  private async imageStatus(image: string): Promise<Image | undefined> {
     return (await this.cri.imageStatus({ image: { image } })).image ?? undefined;
   }
 
   async ensure(pod: Pod, c: Container, sandboxConfig: () => PodSandboxConfig, emit: ImageEventSink = () => {}): Promise<EnsuredImage | RuntimeFailure> {
     const image = c.image ?? '';
     const policy = c.imagePullPolicy ?? defaultPullPolicy(image);
-    const status = async () => (await this.cri.imageStatus({ image: { image } })).image ?? undefined;
     let img = await this.firstStatus(image);
     if (img && policy !== 'Always') {
       emit({ type: 'Normal', reason: 'Pulled', message: `Container image "${image}" already present on machine` });
@@ -170,7 +173,7 @@ export class ImagePuller {
         await this.cri.pullImage({ image: { image }, auth, sandbox_config: sandboxConfig() });
         // pulls are not queued here (kube's parallel puller): the pull took as long as the wait for it
         const took = goDuration(Date.now() - started);
-        img = await status();
+        img = await this.imageStatus(image);
         const size = img ? String(img.size ?? 0) : '0';
         emit({ type: 'Normal', reason: 'Pulled', message: `Successfully pulled image "${image}" in ${took} (${took} including waiting). Image size: ${size} bytes.` });
         this.backoff.reset(key);

@@ -118,6 +118,15 @@ export function podStatusOf(uid: string, st: PodState): RuntimePodStatus {
 
 const bySandboxAge = (a: SandboxInfo, b: SandboxInfo): number => b.attempt - a.attempt || b.createdAt - a.createdAt;
 
+/** the IPs a PodSandboxStatus reports (primary first) */
+const sandboxIPsOf = (n: cri.PodSandboxStatus['network']): string[] =>
+  [n?.ip, ...(n?.additional_ips ?? []).map((x) => x.ip)].filter((x): x is string => !!x);
+
+/** a sandbox as listed or read (both carry id, metadata, state and created_at) */
+function sandboxInfo(s: cri.PodSandbox | cri.PodSandboxStatus, uid: string, ips: string[]): SandboxInfo {
+  return { id: s.id, uid, attempt: s.metadata?.attempt ?? 0, ready: s.state === 'SANDBOX_READY', createdAt: nsToMs(s.created_at) ?? 0, ips };
+}
+
 /** Reads containerd's sandboxes and containers; keeps what does not change (exited containers, sandbox IPs). */
 export class CriPodState {
   private pods = new Map<string, PodState>();
@@ -141,10 +150,9 @@ export class CriPodState {
     const s = res.status;
     const uid = s?.labels[POD_UID_LABEL] ?? s?.metadata?.uid;
     if (!s || !uid) return undefined;
-    const n = s.network;
-    const ips = [n?.ip, ...(n?.additional_ips ?? []).map((x) => x.ip)].filter((x): x is string => !!x);
+    const ips = sandboxIPsOf(s.network);
     this.sandboxIPs.set(s.id, ips);
-    const info: SandboxInfo = { id: s.id, uid, attempt: s.metadata?.attempt ?? 0, ready: s.state === 'SANDBOX_READY', createdAt: nsToMs(s.created_at) ?? 0, ips };
+    const info = sandboxInfo(s, uid, ips);
     this.learned?.sandboxes.push(info);
     return this.put(uid, (st) => ({ ...st, sandboxes: [info, ...st.sandboxes.filter((x) => x.id !== info.id)].sort(bySandboxAge) }));
   }
@@ -203,15 +211,13 @@ export class CriPodState {
       const uid = s.labels[POD_UID_LABEL] ?? s.metadata?.uid;
       if (!uid) continue;
       liveSandboxes.add(s.id);
-      const ready = s.state === 'SANDBOX_READY';
       let ips = this.sandboxIPs.get(s.id);
       if (!ips) {
         const res = await this.cri.podSandboxStatus({ pod_sandbox_id: s.id, verbose: false }).catch(() => undefined);
-        const n = res?.status?.network;
-        ips = [n?.ip, ...(n?.additional_ips ?? []).map((x) => x.ip)].filter((x): x is string => !!x);
+        ips = sandboxIPsOf(res?.status?.network);
         if (res) this.sandboxIPs.set(s.id, ips);
       }
-      const info: SandboxInfo = { id: s.id, uid, attempt: s.metadata?.attempt ?? 0, ready, createdAt: nsToMs(s.created_at) ?? 0, ips };
+      const info = sandboxInfo(s, uid, ips);
       const st = next.get(uid) ?? { sandboxes: [], containers: [] };
       st.sandboxes.push(info);
       next.set(uid, st);

@@ -133,8 +133,7 @@ export class NodeAgent {
       // Cluster DNS comes up on the pod network's gateway once the node has its pod CIDR (syncCni). Pods point at the
       // kube-dns Service IP from the start, as with a kubelet's --cluster-dns: after a restart the kubelet starts the
       // node's pods before that, and they must not keep the host's resolv.conf for their lifetime.
-      const ownDNS = !opts.clusterDNS && !opts.disableClusterDNS && !opts.containerRuntimeEndpoint;
-      const clusterDNS = opts.clusterDNS ?? (ownDNS ? [opts.clusterDNSServiceIP ?? DEFAULT_CLUSTER_DNS_IP] : []);
+      const clusterDNS = opts.clusterDNS ?? (servesClusterDNS(opts) ? [opts.clusterDNSServiceIP ?? DEFAULT_CLUSTER_DNS_IP] : []);
       const dns: DNSSettings = { clusterDNS, clusterDomain: opts.clusterDomain ?? 'cluster.local', hostResolvConf: resolv, nodeIPs: [internalIP] };
       const memoryBytes = Number(readFileSync('/proc/meminfo', 'utf8').match(/MemTotal:\s+(\d+)/)?.[1] ?? 0) * 1024;
       const runtime = new CriRuntime({
@@ -246,7 +245,7 @@ export class NodeAgent {
    * made here with that address (the bridge plugin adopts it) so the server can bind before the first pod.
    */
   private async startDNS(cidr: string): Promise<void> {
-    if (this.dns || this.opts.clusterDNS || this.opts.disableClusterDNS) return;
+    if (this.dns || !servesClusterDNS(this.opts)) return;
     const { bridge } = podNetwork(this.opts.bridge);
     const gateway = podCidrGateway(cidr);
     try {
@@ -339,6 +338,12 @@ export class NodeAgent {
     await this.runtime.whenRemoved().catch(() => undefined);
     await this.containerd.stop();
   }
+}
+
+/** whether this node runs cluster DNS itself (not when given other servers, told not to, or on a runtime it does
+ *  not manage the network of) */
+function servesClusterDNS(opts: NodeAgentOptions): boolean {
+  return !opts.clusterDNS && !opts.disableClusterDNS && !opts.containerRuntimeEndpoint;
 }
 
 /** host-local's state directory, under the data dir (instead of /var/lib/cni/networks) */

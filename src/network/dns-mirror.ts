@@ -4,7 +4,7 @@
 // the part of each object the records read travels (dnsView), and an update that leaves that part unchanged is not
 // sent at all: it changes no answer (CoreDNS' controller skips such updates too).
 import type { KObject } from '../api/types.js';
-import type { IndexFunc, InformerHandler } from '../client/informer.js';
+import { IndexedCache, objectKey, type InformerHandler } from '../client/indexed-cache.js';
 import { dnsView, type DnsSource, type DnsSourceKind } from './dns-records.js';
 
 export const SOURCE_KINDS: readonly DnsSourceKind[] = ['services', 'endpointSlices', 'namespaces', 'pods'];
@@ -22,52 +22,16 @@ export type FeedMessage =
   | { t: 'snapshot'; objects: Partial<Record<DnsSourceKind, KObject[]>>; synced: SyncedState }
   | { t: 'changes'; changes: DnsChange[]; synced: SyncedState };
 
-/** `namespace/name` or `name`, as the informers key objects */
-export function mirrorKey(o: KObject): string {
-  return o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name!;
-}
-
 /** An informer's cache rebuilt from messages: get, indexes and handlers as Informer has them. */
-export class MirrorSource implements DnsSource {
-  private readonly items = new Map<string, KObject>();
-  private readonly handlers: InformerHandler[] = [];
-  private readonly indexers = new Map<string, IndexFunc>();
-  private readonly indexes = new Map<string, Map<string, Set<string>>>();
+export class MirrorSource extends IndexedCache implements DnsSource {
   private synced = false;
 
   addHandler(h: InformerHandler): void {
     this.handlers.push(h);
   }
 
-  addIndex(name: string, fn: IndexFunc): void {
-    if (this.indexers.has(name)) return;
-    this.indexers.set(name, fn);
-    const idx = new Map<string, Set<string>>();
-    this.indexes.set(name, idx);
-    for (const [k, o] of this.items) for (const v of fn(o)) addTo(idx, v, k);
-  }
-
-  get(namespace: string, name: string): KObject | undefined {
-    return this.items.get(namespace ? `${namespace}/${name}` : name);
-  }
-
-  byIndex(index: string, value: string): KObject[] {
-    const keys = this.indexes.get(index)?.get(value);
-    if (!keys) return [];
-    const out: KObject[] = [];
-    for (const k of keys) {
-      const o = this.items.get(k);
-      if (o) out.push(o);
-    }
-    return out;
-  }
-
   hasSynced(): boolean {
     return this.synced;
-  }
-
-  get size(): number {
-    return this.items.size;
   }
 
   setSynced(synced: boolean): void {
@@ -75,52 +39,23 @@ export class MirrorSource implements DnsSource {
   }
 
   set(key: string, obj: KObject): void {
-    const old = this.items.get(key);
-    if (old) this.unindex(key, old);
-    this.items.set(key, obj);
-    for (const [name, fn] of this.indexers) for (const v of fn(obj)) addTo(this.indexes.get(name)!, v, key);
-    for (const h of this.handlers) {
-      if (old) h.update?.(old, obj);
-      else h.add?.(obj);
-    }
+    this.store(key, obj);
   }
 
   delete(key: string): void {
-    const old = this.items.get(key);
-    if (!old) return;
-    this.unindex(key, old);
-    this.items.delete(key);
-    for (const h of this.handlers) h.delete?.(old);
+    this.drop(key);
   }
 
   /** Replaces the contents with `objs` (a snapshot): sets every object, deletes what is not among them. */
   reset(objs: KObject[]): void {
     const keep = new Set<string>();
     for (const o of objs) {
-      const key = mirrorKey(o);
+      const key = objectKey(o);
       keep.add(key);
-      this.set(key, o);
+      this.store(key, o);
     }
-    for (const key of [...this.items.keys()]) if (!keep.has(key)) this.delete(key);
+    for (const key of [...this.items.keys()]) if (!keep.has(key)) this.drop(key);
   }
-
-  private unindex(key: string, obj: KObject): void {
-    for (const [name, fn] of this.indexers) {
-      const idx = this.indexes.get(name)!;
-      for (const v of fn(obj)) {
-        const s = idx.get(v);
-        if (!s) continue;
-        s.delete(key);
-        if (!s.size) idx.delete(v);
-      }
-    }
-  }
-}
-
-function addTo(idx: Map<string, Set<string>>, v: string, key: string): void {
-  let s = idx.get(v);
-  if (!s) idx.set(v, (s = new Set()));
-  s.add(key);
 }
 
 /** The worker side: one MirrorSource per informer, fed by FeedMessages. */
@@ -170,14 +105,14 @@ export class DnsFeed {
       const inf = sources[k];
       if (!inf) continue;
       inf.addHandler({
-        add: (o) => this.push({ k, key: mirrorKey(o), obj: dnsView(k, o) }),
+        add: (o) => this.push({ k, key: objectKey(o), obj: dnsView(k, o) }),
         update: (old, o) => {
           const view = dnsView(k, o);
-          if (mirrorKey(old) === mirrorKey(o) && JSON.stringify(dnsView(k, old)) === JSON.stringify(view)) return;
-          if (mirrorKey(old) !== mirrorKey(o)) this.push({ k, key: mirrorKey(old) });
-          this.push({ k, key: mirrorKey(o), obj: view });
+          if (objectKey(old) === objectKey(o) && JSON.stringify(dnsView(k, old)) === JSON.stringify(view)) return;
+          if (objectKey(old) !== objectKey(o)) this.push({ k, key: objectKey(old) });
+          this.push({ k, key: objectKey(o), obj: view });
         },
-        delete: (o) => this.push({ k, key: mirrorKey(o) }),
+        delete: (o) => this.push({ k, key: objectKey(o) }),
       });
     }
   }

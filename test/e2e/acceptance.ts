@@ -6,11 +6,10 @@
 // by side with the other real-node tests.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { cleanupNodeNetwork } from '../../src/network/host-cleanup.js';
 import { proxyChainPrefix, removeNodeServiceProxyRules } from '../../src/network/service-proxy-node.js';
-import { repoRoot, run, type RunResult } from './harness.js';
+import { freePort, repoRoot, run, type RunResult } from './harness.js';
 
 const BUSYBOX = 'k1s.local/busybox:1.35';
 
@@ -26,17 +25,6 @@ export interface AcceptanceOptions {
   bridge: string;
   clusterCIDR: string;
   serviceCIDR: string;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen({ port: 0, host: '127.0.0.1' }, () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 const app = (replicas: number) => [

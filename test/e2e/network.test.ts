@@ -7,11 +7,10 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { containerdPaths, defaultCniBinDir } from '../../src/runtime/containerd-config.js';
-import { kubectl, kubectlPath, until, type K1sServer } from './harness.js';
+import { freePort, kubectl, kubectlPath, until, type K1sServer } from './harness.js';
 import { startRealNode, stopRealNode } from './real-node.js';
 
 const BUSYBOX = 'k1s.local/busybox:1.35';
@@ -59,18 +58,6 @@ const service = (name: string, app: string, extra: Record<string, unknown> = {})
   metadata: { name, labels: SUITE },
   spec: { selector: { app }, ports: [{ name: 'http', port: 80, targetPort: 8080 }], ...extra },
 });
-
-/** a free TCP port on 127.0.0.1 (for the LoadBalancer Service) */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** one HTTP GET on a new connection: to `address` (default 127.0.0.1), with an optional Host header */
 function get(port: number, opts: { address?: string; path?: string; host?: string; timeoutMs?: number } = {}): Promise<{ status: number; body: string }> {

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { cleanUpAcceptance, freePort, runAcceptance, type AcceptanceOptions } from './acceptance.js';
-import { kubectlPath, repoRoot, run, type RunResult } from './harness.js';
+import { cleanUpAcceptance, runAcceptance, type AcceptanceOptions } from './acceptance.js';
+import { freePort, kubectlPath, repoRoot, run, type RunResult } from './harness.js';
 
 const sea = join(repoRoot, 'dist', 'k1s');
 const kubectl = kubectlPath('1.33');
