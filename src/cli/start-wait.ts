@@ -82,6 +82,7 @@ export async function waitReady(o: WaitOptions): Promise<WaitResult> {
   const expectedNodes = sim + (realNode ? 1 : 0);
   let nodesReady = false;
   let runtimeUp = false;
+  let containerdShown = false;
   let lastDnsError = 'the node has not started cluster DNS yet';
   o.progress.phase('Starting the server');
   try {
@@ -108,8 +109,13 @@ export async function waitReady(o: WaitOptions): Promise<WaitResult> {
       if (url && !client && existsSync(o.paths.kubeconfig)) client = new HttpClient(loadKubeconfig(o.paths.kubeconfig), 'k1s-start');
       // the real node's agent starts after the API: its container runtime first, then the node
       if (client && !nodesReady) {
-        if (realNode && !runtimeUp) o.progress.phase('containerd');
-        else o.progress.phase(expectedNodes ? `Waiting for ${expectedNodes} node${expectedNodes > 1 ? 's' : ''} to be Ready` : 'Checking the API');
+        // the containerd phase is shown once on a real node, also when k1s' own containerd (started beside the API
+        // server) was up first: then it ends at once
+        if (realNode && (!runtimeUp || !containerdShown)) {
+          o.progress.phase('containerd');
+          containerdShown = true;
+        }
+        if (!realNode || runtimeUp) o.progress.phase(expectedNodes ? `Waiting for ${expectedNodes} node${expectedNodes > 1 ? 's' : ''} to be Ready` : 'Checking the API');
       }
       if (client && !nodesReady) {
         try {
