@@ -186,7 +186,8 @@ export async function watchObjects(
   }
   let w;
   try {
-    w = store.watch(prefix, { afterRevision: lastRev }, (ev) => {
+    const trigger = pred.trigger ? { valueOf: rs.triggerValueOf(pred.trigger.field), value: pred.trigger.value } : undefined;
+    w = store.watch(prefix, { afterRevision: lastRev, trigger }, (ev) => {
       lastRev = ev.kv.modRevision;
       const out = translate(rs, pred, ev);
       if (out) send(out);

@@ -11,6 +11,7 @@ import type { Admission } from './admission.js';
 import { validateMeta, validateMetaUpdate } from './meta-validation.js';
 import { trackManagedFields } from './managed-fields-hook.js';
 import { DecodedRevisions } from './decoded-revisions.js';
+import { fieldsOf } from './selection.js';
 
 export interface StoreDeps {
   store: Store;
@@ -99,6 +100,15 @@ export class ResourceStore {
       this.revisions.expect(key, value, copy);
     }
     return value;
+  }
+
+  private readonly triggerFns = new Map<string, (kv: KeyValue) => string | undefined>();
+
+  /** A watch trigger's value function for `field`: one per field, so the watch hub indexes its watchers together. */
+  triggerValueOf(field: string): (kv: KeyValue) => string | undefined {
+    let fn = this.triggerFns.get(field);
+    if (!fn) this.triggerFns.set(field, (fn = (kv) => fieldsOf(this.def, this.decodeShared(kv))[field]));
+    return fn;
   }
 
   /** Stored bytes → the object in this definition's version, with resourceVersion set (the caller's own copy). */

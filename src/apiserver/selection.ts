@@ -8,6 +8,8 @@ export interface Predicate {
   empty: boolean;
   /** the one name a `metadata.name=` field selector allows (SelectionPredicate.MatchesSingle) */
   singleName?: string;
+  /** a field the selector pins to one value (`spec.nodeName=X`), by which a watch can be indexed */
+  trigger?: { field: string; value: string };
   matches(obj: KObject): boolean;
 }
 
@@ -46,10 +48,20 @@ export function makePredicate(def: ResourceDefinition, labelSelector?: string, f
   return {
     empty: false,
     singleName: fs?.requiresExactMatch('metadata.name'),
+    trigger: fs ? exactField(def, fs) : undefined,
     matches(obj) {
       if (!lsEmpty && !ls!.matches(obj.metadata.labels ?? {})) return false;
       if (!fsEmpty && !fs!.matches(fieldsOf(def, obj))) return false;
       return true;
     },
   };
+}
+
+/** The kind's own selectable fields first (spec.nodeName for pods), then metadata.name. */
+function exactField(def: ResourceDefinition, fs: { requiresExactMatch(field: string): string | undefined }): Predicate['trigger'] {
+  for (const field of [...Object.keys(def.selectableFields ?? {}), 'metadata.name']) {
+    const value = fs.requiresExactMatch(field);
+    if (value !== undefined) return { field, value };
+  }
+  return undefined;
 }

@@ -29,6 +29,9 @@ const SIGKILL_EXIT = 137;
 export class SimRuntime implements PodRuntime {
   readonly version = 'k1s-sim://0.1.0';
   private readonly pods = new Map<string, SimSandbox>();
+  /** addresses held by sandboxes, and where the next search starts (host-local IPAM hands them out round-robin) */
+  private readonly usedIPs = new Set<string>();
+  private nextIPOffset = 2;
   private readonly listeners: ((uid: string) => void)[] = [];
   private readonly eventListeners: RuntimeEventListener[] = [];
   private readonly now: () => number;
@@ -57,7 +60,9 @@ export class SimRuntime implements PodRuntime {
       ips = [ip];
     }
     const sb: SimSandbox = cur ?? { ips, ready: true, containers: [] };
+    this.releaseIPs(sb);
     sb.ips = ips;
+    for (const ip of ips) this.usedIPs.add(ip);
     sb.ready = true;
     this.pods.set(uid, sb);
     return { ips };
@@ -129,7 +134,7 @@ export class SimRuntime implements PodRuntime {
     await Promise.all(names.map((n) => this.killContainer(pod, n, opts)));
     if (sb.ready) {
       sb.ready = false;
-      sb.ips = [];
+      this.releaseIPs(sb);
       this.notify(uid);
     }
   }
@@ -159,6 +164,7 @@ export class SimRuntime implements PodRuntime {
     const sb = this.pods.get(uid);
     if (!sb) return;
     for (const c of sb.containers) this.clearTimers(c);
+    this.releaseIPs(sb);
     this.pods.delete(uid);
   }
 
@@ -205,16 +211,24 @@ export class SimRuntime implements PodRuntime {
   }
 
   /** the first free address of the node's pod CIDR, skipping the network (.0) and gateway (.1) addresses */
+  private releaseIPs(sb: SimSandbox): void {
+    for (const ip of sb.ips) this.usedIPs.delete(ip);
+    sb.ips = [];
+  }
+
   private allocateIP(): string | RuntimeFailure {
     const cidr = this.opts.podCIDR();
     const parsed = cidr ? parseIPv4CIDR(cidr) : undefined;
     if (!parsed) return { reason: 'FailedCreatePodSandBox', message: 'network is not ready: the node has no pod CIDR (spec.podCIDR) yet' };
-    const used = new Set<string>();
-    for (const sb of this.pods.values()) for (const ip of sb.ips) used.add(ip);
     const size = 2 ** (32 - parsed.bits);
-    for (let i = 2; i < size - 1; i++) {
+    // .0 is the network, .1 the bridge, the last one broadcast
+    const usable = size - 3;
+    for (let n = 0; n < usable; n++) {
+      const i = 2 + ((this.nextIPOffset - 2 + n) % usable);
       const ip = intToIPv4(parsed.base + i);
-      if (!used.has(ip)) return ip;
+      if (this.usedIPs.has(ip)) continue;
+      this.nextIPOffset = i + 1;
+      return ip;
     }
     return { reason: 'FailedCreatePodSandBox', message: `failed to allocate an IP address: range ${cidr} is full` };
   }

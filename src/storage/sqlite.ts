@@ -169,7 +169,7 @@ export class SqliteStore implements Store {
     this.writer.drain();
     const after = opts.afterRevision;
     if (!Number.isSafeInteger(after) || after < 0) throw new RangeError(`invalid afterRevision ${after}`);
-    if (after === 0) return this.hub.subscribe(prefix, { throughRevision: this.rev }, onEvent);
+    if (after === 0) return this.hub.subscribe(prefix, { throughRevision: this.rev, trigger: opts.trigger }, onEvent);
     if (after < this.compacted) {
       throw new StoreError(
         'Compacted',
@@ -179,7 +179,7 @@ export class SqliteStore implements Store {
     }
     if (after > this.rev) throw new StoreError('FutureRevision', `revision ${after} is ahead of ${this.rev}`);
     const replay = this.reads.replay(prefix, after, this.rev);
-    return this.hub.subscribe(prefix, { replay, throughRevision: this.rev }, onEvent);
+    return this.hub.subscribe(prefix, { replay, throughRevision: this.rev, trigger: opts.trigger }, onEvent);
   }
 
   compact(revision: number): Promise<void> {

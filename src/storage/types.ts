@@ -46,6 +46,19 @@ export interface ListResult {
 export interface WatchOptions {
   /** deliver every change with revision > afterRevision; 0 means "from now" */
   afterRevision: number;
+  /** live changes reach this watcher only when their trigger value (or their previous one) matches */
+  trigger?: WatchTrigger;
+}
+
+/**
+ * kube's watch-cache triggers: a kubelet watching `spec.nodeName=X` out of every pod is handed only the changes of
+ * its own pods, found through an index, instead of each change being offered to every kubelet's watch.
+ */
+export interface WatchTrigger {
+  /** the value a stored object has; watchers of one prefix that share this function are indexed together */
+  valueOf: (kv: KeyValue) => string | undefined;
+  /** changes whose value or previous value equals this one reach the watcher (undefined values reach all) */
+  value: string;
 }
 
 export interface Watch {

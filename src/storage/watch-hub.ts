@@ -5,7 +5,11 @@
 // events start right after the replay, and the revision guard below only protects against a misbehaving caller.
 // Events are delivered asynchronously (a microtask), in revision order, so a watcher's callback never runs inside
 // the writer's commit nor before watch() has returned its handle.
-import type { Watch, WatchEvent } from './types.js';
+//
+// A watcher with a trigger (a kubelet's `spec.nodeName=X`) is filed under its trigger value, so a change is offered
+// only to the watchers of its value and of its previous value: with 1,000 kubelets each pod change costs two map
+// reads, not 1,000 queued deliveries that each kubelet's selector then throws away.
+import type { KeyValue, Watch, WatchEvent, WatchTrigger } from './types.js';
 
 export interface WatchHubOptions {
   /** called when a watcher's callback throws (default: print to stderr); the watch carries on */
@@ -17,6 +21,8 @@ export interface SubscribeOptions {
   replay?: WatchEvent[];
   /** the revision the watcher is up to date with once the replay is delivered; older live events are dropped */
   throughRevision: number;
+  /** live events are offered only when their trigger value matches (the replay is delivered whole) */
+  trigger?: WatchTrigger;
 }
 
 class Subscription implements Watch {
@@ -29,6 +35,7 @@ class Subscription implements Watch {
   constructor(
     private readonly hub: WatchHub,
     readonly prefix: string,
+    readonly trigger: WatchTrigger | undefined,
     opts: SubscribeOptions,
     private readonly onEvent: (ev: WatchEvent) => void,
     private readonly onError: (err: unknown) => void,
@@ -75,8 +82,16 @@ class Subscription implements Watch {
   }
 }
 
+type ValueOf = WatchTrigger['valueOf'];
+
+/** Triggered watchers of one prefix: trigger function → trigger value → watchers. */
+type TriggerIndex = Map<ValueOf, Map<string, Set<Subscription>>>;
+
 export class WatchHub {
   private readonly subs = new Set<Subscription>();
+  /** the watchers without a trigger, offered every event under their prefix */
+  private readonly untriggered = new Set<Subscription>();
+  private readonly triggered = new Map<string, TriggerIndex>();
   /** how many watchers each prefix has (far fewer prefixes than watchers: one per resource or namespace) */
   private readonly prefixes = new Map<string, number>();
   private readonly onError: (err: unknown) => void;
@@ -90,8 +105,20 @@ export class WatchHub {
   }
 
   subscribe(prefix: string, opts: SubscribeOptions, onEvent: (ev: WatchEvent) => void): Watch {
-    const sub = new Subscription(this, prefix, opts, onEvent, this.onError);
+    const sub = new Subscription(this, prefix, opts.trigger, opts, onEvent, this.onError);
     this.subs.add(sub);
+    if (opts.trigger) {
+      const { valueOf, value } = opts.trigger;
+      let byFn = this.triggered.get(prefix);
+      if (!byFn) this.triggered.set(prefix, (byFn = new Map()));
+      let byValue = byFn.get(valueOf);
+      if (!byValue) byFn.set(valueOf, (byValue = new Map()));
+      let set = byValue.get(value);
+      if (!set) byValue.set(value, (set = new Set()));
+      set.add(sub);
+    } else {
+      this.untriggered.add(sub);
+    }
     this.prefixes.set(prefix, (this.prefixes.get(prefix) ?? 0) + 1);
     return sub;
   }
@@ -105,8 +132,28 @@ export class WatchHub {
   /** Fans out committed events (in revision order) to the watchers whose prefix they fall under. */
   publish(events: readonly WatchEvent[]): void {
     if (!this.subs.size || !events.length) return;
-    for (const sub of this.subs) {
+    for (const sub of this.untriggered) {
       for (const ev of events) if (ev.kv.key.startsWith(sub.prefix)) sub.push(ev);
+    }
+    if (!this.triggered.size) return;
+    for (const ev of events) {
+      for (const [prefix, byFn] of this.triggered) {
+        if (!ev.kv.key.startsWith(prefix)) continue;
+        for (const [valueOf, byValue] of byFn) {
+          const cur = triggerValue(valueOf, ev.kv);
+          // a value that cannot be read goes to every watcher of the index; their selectors decide
+          if (cur === undefined) {
+            for (const set of byValue.values()) for (const sub of set) sub.push(ev);
+            continue;
+          }
+          byValue.get(cur)?.forEach((sub) => sub.push(ev));
+          if (!ev.prev) continue;
+          const prev = triggerValue(valueOf, ev.prev);
+          if (prev === cur) continue;
+          if (prev === undefined) for (const set of byValue.values()) for (const sub of set) sub.push(ev);
+          else byValue.get(prev)?.forEach((sub) => sub.push(ev));
+        }
+      }
     }
   }
 
@@ -118,8 +165,27 @@ export class WatchHub {
   /** @internal */
   remove(sub: Subscription): void {
     if (!this.subs.delete(sub)) return;
+    if (sub.trigger) {
+      const byFn = this.triggered.get(sub.prefix);
+      const byValue = byFn?.get(sub.trigger.valueOf);
+      const set = byValue?.get(sub.trigger.value);
+      set?.delete(sub);
+      if (set && !set.size) byValue!.delete(sub.trigger.value);
+      if (byValue && !byValue.size) byFn!.delete(sub.trigger.valueOf);
+      if (byFn && !byFn.size) this.triggered.delete(sub.prefix);
+    } else {
+      this.untriggered.delete(sub);
+    }
     const n = (this.prefixes.get(sub.prefix) ?? 1) - 1;
     if (n > 0) this.prefixes.set(sub.prefix, n);
     else this.prefixes.delete(sub.prefix);
+  }
+}
+
+function triggerValue(valueOf: ValueOf, kv: KeyValue): string | undefined {
+  try {
+    return valueOf(kv);
+  } catch {
+    return undefined;
   }
 }

@@ -38,4 +38,45 @@ describe('WatchHub', () => {
     await tick();
     assert.deepEqual(got, [1, 2]);
   });
+
+  it('offers a triggered watcher only the changes whose value or previous value is its own', async () => {
+    const hub = new WatchHub();
+    // values are the node a pod is on ('' unbound); '!' cannot be read
+    const valueOf = (kv: { value: string }) => {
+      if (kv.value === '!') throw new Error('unreadable');
+      return kv.value;
+    };
+    const change = (key: string, rev: number, value: string, prev?: string): WatchEvent => ({
+      type: prev === undefined ? 'ADDED' : 'MODIFIED',
+      kv: { key, value, modRevision: rev, createRevision: 1 },
+      prev: prev === undefined ? undefined : { key, value: prev, modRevision: rev - 1, createRevision: 1 },
+    });
+    const got = { a: [] as number[], b: [] as number[], all: [] as number[] };
+    const a = hub.subscribe('/pods/', { throughRevision: 0, trigger: { valueOf, value: 'node-a' } }, (e) => got.a.push(e.kv.modRevision));
+    hub.subscribe('/pods/', { throughRevision: 0, trigger: { valueOf, value: 'node-b' } }, (e) => got.b.push(e.kv.modRevision));
+    hub.subscribe('/pods/', { throughRevision: 0 }, (e) => got.all.push(e.kv.modRevision));
+    hub.publish([
+      change('/pods/p1', 1, ''), // unbound: nobody's
+      change('/pods/p1', 2, 'node-a', ''), // bound to a
+      change('/pods/p1', 3, 'node-b', 'node-a'), // moved: a sees it leave, b sees it come
+      change('/pods/p2', 4, '!'), // unreadable: everyone decides for themselves
+      change('/other/p3', 5, 'node-a'), // another prefix
+    ]);
+    await tick();
+    assert.deepEqual(got, { a: [2, 3, 4], b: [3, 4], all: [1, 2, 3, 4] });
+    assert.ok(hub.watched('/pods/x'));
+    a.stop();
+    hub.publish([change('/pods/p4', 6, 'node-a')]);
+    await tick();
+    assert.deepEqual(got.a, [2, 3, 4], 'a stopped watcher is out of the index');
+    assert.equal(hub.size, 2);
+  });
+
+  it('delivers a triggered watcher its whole replay (its own selector filters it)', async () => {
+    const hub = new WatchHub();
+    const got: number[] = [];
+    hub.subscribe('/p/', { replay: [ev('/p/1', 1), ev('/p/2', 2)], throughRevision: 2, trigger: { valueOf: () => 'x', value: 'y' } }, (e) => got.push(e.kv.modRevision));
+    await tick();
+    assert.deepEqual(got, [1, 2]);
+  });
 });
