@@ -56,6 +56,8 @@ export async function startServer(dataDir: string, extraArgs: string[] = [], opt
   const agent = new https.Agent({
     keepAlive: true,
     maxSockets: 64,
+    // idle sockets go before the server's 72 s keep-alive timeout closes them under a request reusing one
+    timeout: 30_000,
     ca: b64(kc.clusters[0].cluster['certificate-authority-data']),
     cert: b64(kc.users[0].user['client-certificate-data']),
     key: b64(kc.users[0].user['client-key-data']),

@@ -7,7 +7,20 @@ import type { KObject } from '../api/types.js';
 import type { PodSpec, Toleration } from '../api/core-pod-types.js';
 import type { Taint } from '../api/core-node-validation.js';
 import { nodeSelectorTermMatches, toleratesTaint, type NodeSelectorRequirement, type NodeSelectorTerm } from '../api/core-scheduling-match.js';
-import { podHostPorts, podPriority, type HostPort, type NodeInfo } from './node-info.js';
+import {
+  FIT_ALLOC_CPU,
+  FIT_ALLOC_EPH,
+  FIT_ALLOC_MEM,
+  FIT_ALLOWED_PODS,
+  FIT_PODS,
+  FIT_REQ_CPU,
+  FIT_REQ_EPH,
+  FIT_REQ_MEM,
+  podHostPorts,
+  podPriority,
+  type HostPort,
+  type NodeInfo,
+} from './node-info.js';
 import { podRequests, type Resources } from './resources.js';
 import { podTopologySpreadFilter } from './topology-spread.js';
 import { interPodAffinityFilter } from './inter-pod-affinity.js';
@@ -43,6 +56,8 @@ export interface PodInfo {
   spec: PodSpec;
   priority: number;
   requests: Resources;
+  /** the extended resources it requests (non-zero) */
+  scalarRequests: [string, number][];
   nonZero: { milliCPU: number; memory: number };
   ports: HostPort[];
   tolerations: Toleration[];
@@ -51,17 +66,21 @@ export interface PodInfo {
   preferredTerms: { weight: number; preference: NodeSelectorTerm }[];
   /** per-attempt state of plugins that precompute over every node (kube's CycleState), filled lazily */
   cycle: Map<string, unknown>;
+  /** the default filters that apply to this pod (see activeFilters), filled on first use */
+  filters?: readonly Filter[];
 }
 
 export function podInfo(pod: KObject): PodInfo {
   const spec = ((pod as { spec?: PodSpec }).spec ?? {}) as PodSpec;
   const na = (spec.affinity as { nodeAffinity?: NodeAffinity } | undefined)?.nodeAffinity;
   const nz = podRequests(pod, { nonMissing: true });
+  const requests = podRequests(pod);
   return {
     pod,
     spec,
     priority: podPriority(pod),
-    requests: podRequests(pod),
+    requests,
+    scalarRequests: Object.entries(requests.scalar).filter(([, q]) => q > 0),
     nonZero: { milliCPU: nz.milliCPU, memory: nz.memory },
     ports: podHostPorts(pod),
     tolerations: spec.tolerations ?? [],
@@ -80,10 +99,6 @@ export { toleratesTaint };
 
 export function tolerated(tolerations: Toleration[], taint: Taint): boolean {
   return tolerations.some((t) => toleratesTaint(t, taint));
-}
-
-function taintsOf(ni: NodeInfo): Taint[] {
-  return ((ni.node as { spec?: { taints?: Taint[] | null } } | undefined)?.spec?.taints ?? []) as Taint[];
 }
 
 function labelsOf(ni: NodeInfo): Record<string, string> {
@@ -109,8 +124,7 @@ type Filter = (p: PodInfo, ni: NodeInfo) => FilterStatus | undefined;
 const unresolvable = (plugin: string, reason: string): FilterStatus => ({ plugin, code: 'UnschedulableAndUnresolvable', reasons: [reason] });
 
 export const nodeUnschedulable: Filter = (p, ni) => {
-  const unsched = (ni.node as { spec?: { unschedulable?: boolean } } | undefined)?.spec?.unschedulable;
-  if (!unsched) return undefined;
+  if (!ni.unschedulable) return undefined;
   if (tolerated(p.tolerations, { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' })) return undefined;
   return unresolvable('NodeUnschedulable', REASON_UNSCHEDULABLE);
 };
@@ -121,8 +135,7 @@ export const nodeName: Filter = (p, ni) => {
 };
 
 export const taintToleration: Filter = (p, ni) => {
-  for (const t of taintsOf(ni)) {
-    if (t.effect !== 'NoSchedule' && t.effect !== 'NoExecute') continue;
+  for (const t of ni.hardTaints) {
     if (!tolerated(p.tolerations, t)) return unresolvable('TaintToleration', untoleratedTaintReason(t));
   }
   return undefined;
@@ -139,6 +152,8 @@ export const nodePorts: Filter = (p, ni) => {
 
 /** NodeResourcesFit: pod count, then cpu, memory, ephemeral storage and scalar resources against what is left. */
 export function insufficientResources(p: PodInfo, ni: NodeInfo): string[] {
+  // most nodes fit: tell that without building the reasons (this runs for hundreds of nodes per pod)
+  if (fitsResources(p, ni)) return [];
   const out: string[] = [];
   const alloc = ni.allocatable;
   const used = ni.requested;
@@ -154,6 +169,20 @@ export function insufficientResources(p: PodInfo, ni: NodeInfo): string[] {
     if (q > (alloc.scalar[name] ?? 0) - (used.scalar[name] ?? 0)) out.push(`Insufficient ${name}`);
   }
   return out;
+}
+
+function fitsResources(p: PodInfo, ni: NodeInfo): boolean {
+  const f = ni.fit;
+  const r = p.requests;
+  if (f[FIT_PODS]! + 1 > f[FIT_ALLOWED_PODS]!) return false;
+  if (r.milliCPU > 0 && r.milliCPU > f[FIT_ALLOC_CPU]! - f[FIT_REQ_CPU]!) return false;
+  if (r.memory > 0 && r.memory > f[FIT_ALLOC_MEM]! - f[FIT_REQ_MEM]!) return false;
+  if (r.ephemeralStorage > 0 && r.ephemeralStorage > f[FIT_ALLOC_EPH]! - f[FIT_REQ_EPH]!) return false;
+  if (!p.scalarRequests.length) return true;
+  const alloc = ni.allocatable;
+  const used = ni.requested;
+  for (const [name, q] of p.scalarRequests) if (q > (alloc.scalar[name] ?? 0) - (used.scalar[name] ?? 0)) return false;
+  return true;
 }
 
 export const nodeResourcesFit: Filter = (p, ni) => {
@@ -174,8 +203,22 @@ export const DEFAULT_FILTERS: readonly Filter[] = [
   interPodAffinityFilter,
 ];
 
+/**
+ * The default filters this pod needs: those with nothing to check for it (no nodeName, node selector or affinity,
+ * host ports, volumes) are left out, as kube's PreFilter Skip leaves out their Filter for the cycle.
+ */
+function activeFilters(p: PodInfo): readonly Filter[] {
+  const skip = new Set<Filter>();
+  if (!p.spec.nodeName) skip.add(nodeName);
+  if (!p.nodeSelector && !p.requiredTerms) skip.add(nodeAffinity);
+  if (!p.ports.length) skip.add(nodePorts);
+  if (!p.spec.volumes?.length) skip.add(volumeFilters);
+  return skip.size ? DEFAULT_FILTERS.filter((f) => !skip.has(f)) : DEFAULT_FILTERS;
+}
+
 /** Runs the filters in order; the first rejection is the node's status, undefined means the node fits. */
 export function runFilters(p: PodInfo, ni: NodeInfo, filters: readonly Filter[] = DEFAULT_FILTERS): FilterStatus | undefined {
+  if (filters === DEFAULT_FILTERS) filters = p.filters ??= activeFilters(p);
   // the volume plugins' PreFilter rejections hold for every node (computed once per attempt)
   if (p.spec.volumes?.length) {
     const pre = volumePreFilters(p, ni);

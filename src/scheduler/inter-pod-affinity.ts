@@ -247,7 +247,11 @@ function satisfiesAffinity(st: FilterState, p: PodInfo, labels: Record<string, s
 }
 
 export function interPodAffinityFilter(p: PodInfo, ni: NodeInfo): FilterStatus | undefined {
-  const st = stateFor(filterState(p, ni), p, ni);
+  const base = filterState(p, ni);
+  // PreFilter's Skip: no terms of its own and no placed pod's anti-affinity anywhere (a preemption copy with
+  // nominated pods may bring some: then the full check)
+  if (!base.terms.requiredAffinity.length && !base.terms.requiredAntiAffinity.length && !base.existingAnti.size && !ni.antiAffinityPods.size) return undefined;
+  const st = stateFor(base, p, ni);
   const labels = nodeLabels(ni);
   if (st.terms.requiredAffinity.length && !satisfiesAffinity(st, p, labels, nsLabelsOf(ni))) {
     return { plugin: 'InterPodAffinity', code: 'UnschedulableAndUnresolvable', reasons: [REASON_AFFINITY] };

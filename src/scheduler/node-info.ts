@@ -3,6 +3,7 @@
 // scheduling decision, before the binding is written) so the next decision already sees them.
 import type { KObject } from '../api/types.js';
 import type { PodSpec } from '../api/core-pod-types.js';
+import type { Taint } from '../api/core-node-validation.js';
 import type { LabelSelector } from '../machinery/labels.js';
 import type { VolumeLookups } from './volume-binding-types.js';
 import type { ImageLookups } from './plugin-image-locality.js';
@@ -107,11 +108,35 @@ export function podEntry(pod: KObject, nodeName: string): PodEntry {
   };
 }
 
+const NO_TAINTS: Taint[] = [];
+
+export const FIT_ALLOWED_PODS = 0;
+export const FIT_PODS = 1;
+export const FIT_ALLOC_CPU = 2;
+export const FIT_REQ_CPU = 3;
+export const FIT_ALLOC_MEM = 4;
+export const FIT_REQ_MEM = 5;
+export const FIT_ALLOC_EPH = 6;
+export const FIT_REQ_EPH = 7;
+export const FIT_NZ_CPU = 8;
+export const FIT_NZ_MEM = 9;
+const FIT_SIZE = 10;
+
 export class NodeInfo {
   node?: KObject;
+  /** spec.unschedulable and the NoSchedule/NoExecute taints, read once per Node change: every filter pass reads them */
+  unschedulable = false;
+  hardTaints: Taint[] = NO_TAINTS;
   allocatable: Allocatable = { ...emptyResources(), allowedPods: 0 };
   requested: Resources = emptyResources();
   nonZeroRequested = { milliCPU: 0, memory: 0 };
+  /**
+   * The numbers the fit check and the resource scores read (FIT_* indexes), side by side: they run for hundreds of
+   * nodes per pod, and reading them through allocatable, requested and the pods map cost several cache misses each.
+   */
+  readonly fit = new Float64Array(FIT_SIZE);
+  /** PreferNoSchedule taints (TaintToleration's score) */
+  softTaints: Taint[] = NO_TAINTS;
   readonly pods = new Map<string, PodEntry>();
   /** "ip/protocol/port" → number of pods using it */
   readonly usedPorts = new Map<string, number>();
@@ -129,6 +154,33 @@ export class NodeInfo {
   setNode(node: KObject): void {
     this.node = node;
     this.allocatable = nodeAllocatable(node);
+    const spec = (node as { spec?: { unschedulable?: boolean; taints?: Taint[] | null } }).spec;
+    this.unschedulable = !!spec?.unschedulable;
+    const hard = (spec?.taints ?? []).filter((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute');
+    this.hardTaints = hard.length ? hard : NO_TAINTS;
+    const soft = (spec?.taints ?? []).filter((t) => t.effect === 'PreferNoSchedule');
+    this.softTaints = soft.length ? soft : NO_TAINTS;
+    this.syncAllocatable();
+  }
+
+  private syncAllocatable(): void {
+    const f = this.fit;
+    const a = this.allocatable;
+    f[FIT_ALLOWED_PODS] = a.allowedPods;
+    f[FIT_ALLOC_CPU] = a.milliCPU;
+    f[FIT_ALLOC_MEM] = a.memory;
+    f[FIT_ALLOC_EPH] = a.ephemeralStorage;
+  }
+
+  private syncRequested(): void {
+    const f = this.fit;
+    const r = this.requested;
+    f[FIT_PODS] = this.pods.size;
+    f[FIT_REQ_CPU] = r.milliCPU;
+    f[FIT_REQ_MEM] = r.memory;
+    f[FIT_REQ_EPH] = r.ephemeralStorage;
+    f[FIT_NZ_CPU] = this.nonZeroRequested.milliCPU;
+    f[FIT_NZ_MEM] = this.nonZeroRequested.memory;
   }
 
   addPod(e: PodEntry): void {
@@ -140,6 +192,7 @@ export class NodeInfo {
     if (e.hasPodAffinity) this.affinityPods.set(e.uid, e);
     if (e.hasRequiredAntiAffinity) this.antiAffinityPods.set(e.uid, e);
     this.generation++;
+    this.syncRequested();
   }
 
   /**
@@ -166,6 +219,7 @@ export class NodeInfo {
     addResources(this.requested, e.requests, -1);
     this.nonZeroRequested.milliCPU -= e.nonZero.milliCPU;
     this.nonZeroRequested.memory -= e.nonZero.memory;
+    this.syncRequested();
     for (const p of e.ports) {
       const k = portKey(p);
       const n = (this.usedPorts.get(k) ?? 0) - 1;
@@ -189,6 +243,10 @@ export class NodeInfo {
     const n = new NodeInfo(this.name);
     n.node = this.node;
     n.allocatable = this.allocatable;
+    n.unschedulable = this.unschedulable;
+    n.hardTaints = this.hardTaints;
+    n.softTaints = this.softTaints;
+    n.syncAllocatable();
     n.cluster = this.cluster;
     for (const e of this.pods.values()) if (!drop(e)) n.addPod(e);
     return n;
@@ -237,6 +295,9 @@ export class SchedulerCache implements ClusterView {
     const ni = this.infos.get(name);
     if (!ni) return;
     ni.node = undefined;
+    ni.unschedulable = false;
+    ni.hardTaints = NO_TAINTS;
+    ni.softTaints = NO_TAINTS;
     if (!ni.pods.size) this.infos.delete(name);
     this.listDirty = true;
   }

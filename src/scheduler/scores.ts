@@ -3,9 +3,8 @@
 // TaintToleration PreferNoSchedule (3), NodeAffinity preferred terms (2), PodTopologySpread (2) and InterPodAffinity
 // (2). Each plugin scores 0–100 per node (normalised like framework.DefaultNormalizeScore or the plugin's own
 // NormalizeScore); the node with the highest weighted sum wins, ties broken at random.
-import type { Taint } from '../api/core-node-validation.js';
 import { termMatches, tolerated, type PodInfo } from './filters.js';
-import type { NodeInfo } from './node-info.js';
+import { FIT_ALLOC_CPU, FIT_ALLOC_MEM, FIT_NZ_CPU, FIT_NZ_MEM, FIT_REQ_CPU, FIT_REQ_MEM, type NodeInfo } from './node-info.js';
 import { podTopologySpreadScores } from './topology-spread.js';
 import { interPodAffinityScores } from './inter-pod-affinity.js';
 import { imageLocalityScores } from './plugin-image-locality.js';
@@ -30,16 +29,17 @@ export function leastRequestedScore(requested: number, capacity: number): number
 
 /** LeastAllocated over cpu and memory (weights 1 each) with the pod's non-zero requests added. */
 export function leastAllocatedScore(p: PodInfo, ni: NodeInfo): number {
-  const cpuCap = ni.allocatable.milliCPU;
-  const memCap = ni.allocatable.memory;
+  const f = ni.fit;
+  const cpuCap = f[FIT_ALLOC_CPU]!;
+  const memCap = f[FIT_ALLOC_MEM]!;
   let score = 0;
   let weights = 0;
   if (cpuCap !== 0) {
-    score += leastRequestedScore(ni.nonZeroRequested.milliCPU + p.nonZero.milliCPU, cpuCap);
+    score += leastRequestedScore(f[FIT_NZ_CPU]! + p.nonZero.milliCPU, cpuCap);
     weights++;
   }
   if (memCap !== 0) {
-    score += leastRequestedScore(ni.nonZeroRequested.memory + p.nonZero.memory, memCap);
+    score += leastRequestedScore(f[FIT_NZ_MEM]! + p.nonZero.memory, memCap);
     weights++;
   }
   return weights === 0 ? 0 : Math.trunc(score / weights);
@@ -47,12 +47,13 @@ export function leastAllocatedScore(p: PodInfo, ni: NodeInfo): number {
 
 /** 100 × (1 − standard deviation of the cpu and memory fractions), from actual (not non-zero) requests. */
 export function balancedAllocationScore(p: PodInfo, ni: NodeInfo): number {
-  const cpuCap = ni.allocatable.milliCPU;
-  const memCap = ni.allocatable.memory;
+  const f = ni.fit;
+  const cpuCap = f[FIT_ALLOC_CPU]!;
+  const memCap = f[FIT_ALLOC_MEM]!;
   // with one resource (or none) the deviation is zero
   if (cpuCap === 0 || memCap === 0) return MAX_NODE_SCORE;
-  const cpu = Math.min((ni.requested.milliCPU + p.requests.milliCPU) / cpuCap, 1);
-  const mem = Math.min((ni.requested.memory + p.requests.memory) / memCap, 1);
+  const cpu = Math.min((f[FIT_REQ_CPU]! + p.requests.milliCPU) / cpuCap, 1);
+  const mem = Math.min((f[FIT_REQ_MEM]! + p.requests.memory) / memCap, 1);
   const std = Math.abs((cpu - mem) / 2);
   return Math.trunc((1 - std) * MAX_NODE_SCORE);
 }
@@ -64,10 +65,10 @@ function balancedAllocationApplies(p: PodInfo): boolean {
 
 /** How many PreferNoSchedule taints of the node the pod does not tolerate (lower is better). */
 export function intolerablePreferNoSchedule(p: PodInfo, ni: NodeInfo): number {
-  const taints = ((ni.node as { spec?: { taints?: Taint[] | null } } | undefined)?.spec?.taints ?? []) as Taint[];
+  if (!ni.softTaints.length) return 0;
   const tols = p.tolerations.filter((t) => !t.effect || t.effect === 'PreferNoSchedule');
   let n = 0;
-  for (const t of taints) if (t.effect === 'PreferNoSchedule' && !tolerated(tols, t)) n++;
+  for (const t of ni.softTaints) if (!tolerated(tols, t)) n++;
   return n;
 }
 
