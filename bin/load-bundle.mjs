@@ -2,7 +2,8 @@
 // (dist/k1s.cjs.cache, written at build time), which saves compiling the bundle at every start; the per-module
 // build is the fallback (e.g. after a bare `tsc`). The cache is only an optimisation: a missing, unreadable or
 // rejected cache (other node version, rebuilt bundle) means a normal compile, after which a fresh cache is written
-// if the file is writable. K1S_CODE_CACHE=off disables it; K1S_CODE_CACHE=write (the build's warm-up run) writes it
+// if the file is writable. V8 also rejects a cache made under other node flags, so each set of flags has its own
+// file (bin/k1s runs with the server's flags; a program importing k1s runs with its own). K1S_CODE_CACHE=off disables it; K1S_CODE_CACHE=write (the build's warm-up run) writes it
 // on exit. Used by bin/k1s (the CLI) and by the package entry dist/k1s-entry.mjs (import { startCluster } from 'k1s').
 import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
@@ -17,6 +18,12 @@ const crc32 = zlib.crc32; // node >= 20.15
 
 const bundle = fileURLToPath(new URL('../dist/k1s.cjs', import.meta.url));
 
+/** The code cache for a process with these node flags: dist/k1s.cjs.cache without any, dist/k1s.cjs.<hash>.cache else. */
+export function codeCacheFile(execArgv = process.execArgv) {
+  if (!execArgv.length) return `${bundle}.cache`;
+  return `${bundle}.${createHash('sha256').update(execArgv.join('\0')).digest('hex').slice(0, 12)}.cache`;
+}
+
 function loadBundle() {
   const mode = process.env.K1S_CODE_CACHE ?? '';
   const writable = () => {
@@ -27,7 +34,7 @@ function loadBundle() {
       return false;
     }
   };
-  const cacheFile = `${bundle}.cache`;
+  const cacheFile = codeCacheFile();
   const bytes = readFileSync(bundle);
   const source = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8'); // the same string, faster
   // V8 checks only the source's length against a cache, so the cache file starts with the source's sha256.

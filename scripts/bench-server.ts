@@ -5,6 +5,7 @@ import https from 'node:https';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
+import { SERVER_NODE_FLAGS } from '../src/cli/server-node-flags.js';
 
 export const root = resolve(fileURLToPath(import.meta.url), '../../..');
 const bin = join(root, 'bin', 'k1s');
@@ -35,7 +36,8 @@ export async function startServer(dataDir: string, extraArgs: string[] = [], opt
   const kubeconfig = join(dataDir, 'kubeconfig');
   const t0 = performance.now();
   // K1S_BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the server
-  const nodeArgs = (process.env.K1S_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  // the flags `k1s start` runs its server with, then the bench's own (the last value of a flag wins)
+  const nodeArgs = [...SERVER_NODE_FLAGS, ...(process.env.K1S_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
   const proc = spawn(process.execPath, [...nodeArgs, bin, 'server', '--data-dir', dataDir, '--https-listen-port', '0', '--write-kubeconfig', kubeconfig, ...(opts.agent ? [] : ['--disable-agent']), ...extraArgs], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });

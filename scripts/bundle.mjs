@@ -1,12 +1,12 @@
 // Build step after tsc: bundles dist/src/cli/main.js into the single CommonJS file dist/k1s.cjs, then runs
-// `k1s server` once so bin/k1s writes the V8 code cache (dist/k1s.cjs.cache) that later starts load instead of
-// compiling the bundle. CommonJS because only classic scripts (vm.Script) can use a code cache without flags.
+// `k1s server` once, with the node flags bin/k1s runs with, so it writes the V8 code cache (dist/k1s.cjs.<hash>.cache,
+// see bin/load-bundle.mjs) that later starts load instead of compiling the bundle. CommonJS because only classic scripts (vm.Script) can use a code cache without flags.
 // A failed warm-up is only a warning: bin/k1s then writes the cache on its first run.
 // It also writes dist/src/index.d.ts, the declarations of the package entry (see writeEntryDeclarations).
 import { build } from 'esbuild';
 import ts from 'typescript';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -16,7 +16,8 @@ const outfile = join(root, 'dist/k1s.cjs');
 
 rmSync(join(root, 'dist/k1s.mjs'), { force: true }); // the former ESM bundle
 writeEntryDeclarations();
-rmSync(`${outfile}.cache`, { force: true });
+// every code cache of the former bundle (one per set of node flags)
+for (const f of readdirSync(join(root, 'dist'))) if (/^k1s\.cjs\.(?:[0-9a-f]+\.)?cache$/.test(f)) rmSync(join(root, 'dist', f), { force: true });
 
 // fastify (~100 ms of module loading at every start) is bundled too, so the code cache covers it: the entry puts
 // the bundled copy into node's require cache under node_modules/fastify's own path, where the sources' own
@@ -129,9 +130,11 @@ if (process.env.K1S_SKIP_CODE_CACHE_WARMUP !== '1') await warmUp();
 /** Starts `k1s server` on a scratch data dir, waits for the ready line, then stops it (the cache is written on exit). */
 async function warmUp() {
   const dir = mkdtempSync(join(tmpdir(), 'k1s-warmup-'));
+  const { SERVER_NODE_FLAGS } = await import(pathToFileURL(join(root, 'dist/src/cli/server-node-flags.js')).href);
+  const { codeCacheFile } = await import(pathToFileURL(join(root, 'bin/load-bundle.mjs')).href);
   try {
     const ok = await new Promise((resolve) => {
-      const child = spawn(process.execPath, [join(root, 'bin/k1s'), 'server', '--data-dir', dir, '--https-listen-port', '0', '--disable-agent'], {
+      const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, join(root, 'bin/k1s'), 'server', '--data-dir', dir, '--https-listen-port', '0', '--disable-agent'], {
         stdio: ['ignore', 'pipe', 'pipe'],
         env: { ...process.env, K1S_CODE_CACHE: 'write' },
       });
@@ -155,7 +158,7 @@ async function warmUp() {
         resolve(ready);
       });
     });
-    if (!ok || !existsSync(`${outfile}.cache`)) console.warn('warning: k1s warm-up run failed; no code cache written at build time');
+    if (!ok || !existsSync(codeCacheFile(SERVER_NODE_FLAGS))) console.warn('warning: k1s warm-up run failed; no code cache written at build time');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -6,15 +6,17 @@ import { choosePort, clusterInfo, contextName, isServerProcess, lastLines, listC
 import { mergeKubeconfig, userKubeconfigPath } from './kubeconfig-merge.js';
 import { Progress } from './progress.js';
 import { restoreSnapshot } from './snapshot.js';
+import { isStandaloneExecutable, withServerNodeFlags } from './server-node-flags.js';
 import { parseStartArgs, serverArgsFor, setFlag } from './start-args.js';
 import { sideBySideArgs } from './start-network.js';
 import { argValue, waitReady } from './start-wait.js';
 import { missingImages, missingImagesReport, nodeImages, restoredImages } from './snapshot-images.js';
 
-/** How the server is started: this same k1s (K1S_SELF names another entry script, for tests). */
+/** How the server is started: this same k1s (K1S_SELF names another entry script, for tests), with its node flags. */
 function selfCommand(): { file: string; args: string[] } {
   const entry = process.env.K1S_SELF || process.argv[1];
-  return { file: process.execPath, args: [...process.execArgv, entry] };
+  const nodeArgs = isStandaloneExecutable() ? process.execArgv : withServerNodeFlags(process.execArgv);
+  return { file: process.execPath, args: [...nodeArgs, entry] };
 }
 
 /** Host ports the server will need besides the API port, with the flag that changes each. */

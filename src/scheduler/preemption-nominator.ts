@@ -8,6 +8,8 @@ type PodLike = KObject & { spec?: { nodeName?: string }; status?: { nominatedNod
 
 const nominatedNodeOf = (p: KObject | undefined): string => (p as PodLike | undefined)?.status?.nominatedNodeName ?? '';
 
+const NONE: PodEntry[] = [];
+
 export class Nominator {
   /** uid → entry (its nodeName is the nominated node) */
   private readonly byUid = new Map<string, PodEntry>();
@@ -46,7 +48,7 @@ export class Nominator {
   /** What `p` must leave room for on `node`: nominated pods of priority ≥ its own, other than itself. */
   readonly forPod = (node: string, p: PodInfo): PodEntry[] => {
     const set = this.byNode.get(node);
-    if (!set) return [];
+    if (!set) return NONE;
     const uid = p.pod.metadata.uid;
     const out: PodEntry[] = [];
     for (const u of set) {

@@ -25,6 +25,8 @@ export interface AcceptanceOptions {
   bridge: string;
   clusterCIDR: string;
   serviceCIDR: string;
+  /** the node flags the server process must have been started with (none for the standalone executable) */
+  serverNodeFlags: readonly string[];
 }
 
 const app = (replicas: number) => [
@@ -104,6 +106,11 @@ export async function runAcceptance(o: AcceptanceOptions): Promise<string[]> {
   const started = ok(await timed('start', () => k1s('start', '--name', 'accept', ...netFlags)), 'k1s start');
   assert.match(started.stdout, new RegExp(`cluster "accept" is ready at https://127\\.0\\.0\\.1:${apiPort}`));
   assert.match(started.stderr, /^containerd \(\d+ ms\)$/m, 'the containerd phase');
+  const server = processesUnder(o.home).find((p) => / server /.test(p));
+  assert.ok(server, `the server process: ${processesUnder(o.home).join('\n')}`);
+  const serverArgs = server.split(' ');
+  const flagsBeforeScript = serverArgs.slice(1, serverArgs.findIndex((a) => a === 'server')).filter((a) => a.startsWith('--'));
+  assert.deepEqual(flagsBeforeScript, [...o.serverNodeFlags], `the server's node flags: ${server}`);
   const net16 = o.clusterCIDR.split('.').slice(0, 2).join('\\.');
   assert.match(started.stderr, new RegExp(`^DNS \\(kubernetes\\.default\\.svc\\.cluster\\.local is \\d+\\.\\d+\\.\\d+\\.\\d+ at ${net16}\\.\\d+\\.1\\)`, 'm'), 'start waited for cluster DNS');
 

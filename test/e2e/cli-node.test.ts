@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { cleanUpAcceptance, runAcceptance, type AcceptanceOptions } from './acceptance.js';
+import { SERVER_NODE_FLAGS } from '../../src/cli/server-node-flags.js';
 import { kubectlPath, repoRoot, run } from './harness.js';
 
 test('k1s on a real node: start, stop/start, snapshot, delete, start --from-snapshot, delete leaves nothing', { timeout: 150_000 }, async (t) => {
@@ -27,6 +28,7 @@ test('k1s on a real node: start, stop/start, snapshot, delete, start --from-snap
     bridge: 'k1sacc0',
     clusterCIDR: '10.48.0.0/16',
     serviceCIDR: '10.148.0.0/16',
+    serverNodeFlags: SERVER_NODE_FLAGS,
   };
   t.after(async () => {
     await cleanUpAcceptance(o);

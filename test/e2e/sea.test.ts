@@ -136,6 +136,7 @@ test('dist/k1s passes the real-node acceptance: start, stop/start, snapshot, del
     bridge: 'k1ssea0',
     clusterCIDR: '10.52.0.0/16',
     serviceCIDR: '10.152.0.0/16',
+    serverNodeFlags: [],
   };
   const figures = await runAcceptance(o);
   t.diagnostic(`dist/k1s acceptance: ${figures.join(', ')}; total ${Date.now() - t0} ms`);
