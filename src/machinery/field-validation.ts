@@ -138,83 +138,92 @@ function typeError(v: unknown, goType: string, path: Path | undefined, parent: s
   out.typeErrors.push(`json: cannot unmarshal ${what} into Go struct field ${parent}.${pathText(path)} of type ${goType}`);
 }
 
-/** Finds keys that occur twice in one JSON object of a raw body (JSON.parse silently keeps the last). */
+/**
+ * Finds keys that occur twice in one JSON object of a raw body (JSON.parse silently keeps the last). Paths are
+ * spelled out only for the duplicates found (as in walk), and string values are skipped without being decoded.
+ */
 export function duplicateFields(raw: string): string[] {
   const dups: string[] = [];
   let i = 0;
   const n = raw.length;
   const ws = () => {
-    while (i < n && (raw[i] === ' ' || raw[i] === '\n' || raw[i] === '\r' || raw[i] === '\t')) i++;
+    for (let c = raw.charCodeAt(i); c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09; c = raw.charCodeAt(++i));
   };
-  const str = (): string => {
-    const start = i;
+  /** moves past a string (at its opening quote); returns whether it has escapes */
+  const skipString = (): boolean => {
     let escaped = false;
     i++;
-    while (i < n && raw[i] !== '"') {
-      if (raw[i] === '\\') {
+    for (let c = raw.charCodeAt(i); i < n && c !== 0x22; c = raw.charCodeAt(i)) {
+      if (c === 0x5c) {
         escaped = true;
         i += 2;
       } else i++;
     }
     i++;
+    return escaped;
+  };
+  const key = (): string => {
+    const start = i;
+    const escaped = skipString();
     // Most keys have no escapes: their text is their value (JSON.parse still judges anything unusual).
     const inner = raw.slice(start + 1, i - 1);
     return escaped || i > n || /[\u0000-\u001f]/.test(inner) ? (JSON.parse(raw.slice(start, i)) as string) : inner;
   };
-  const value = (path: string): void => {
+  const value = (path: Path | undefined): void => {
     ws();
-    const c = raw[i];
-    if (c === '{') {
+    const c = raw.charCodeAt(i);
+    if (c === 0x7b) {
       i++;
       const seen = new Set<string>();
       ws();
-      if (raw[i] === '}') {
+      if (raw.charCodeAt(i) === 0x7d) {
         i++;
         return;
       }
       while (i < n) {
         ws();
-        const k = str();
-        const p = path ? `${path}.${k}` : k;
-        if (seen.has(k)) dups.push(p);
+        const k = key();
+        const p: Path = { up: path, at: k };
+        if (seen.has(k)) dups.push(pathText(p));
         seen.add(k);
         ws();
         i++; // ':'
         value(p);
         ws();
-        if (raw[i] === ',') {
+        if (raw.charCodeAt(i) === 0x2c) {
           i++;
           continue;
         }
         i++; // '}'
         return;
       }
-    } else if (c === '[') {
+    } else if (c === 0x5b) {
       i++;
       ws();
-      if (raw[i] === ']') {
+      if (raw.charCodeAt(i) === 0x5d) {
         i++;
         return;
       }
       let idx = 0;
       while (i < n) {
-        value(`${path}[${idx++}]`);
+        value({ up: path, at: idx++ });
         ws();
-        if (raw[i] === ',') {
+        if (raw.charCodeAt(i) === 0x2c) {
           i++;
           continue;
         }
         i++;
         return;
       }
-    } else if (c === '"') {
-      str();
+    } else if (c === 0x22) {
+      skipString();
     } else {
-      while (i < n && !',}] \n\r\t'.includes(raw[i])) i++;
+      // a number, true, false or null
+      for (let d = raw.charCodeAt(i); i < n && d !== 0x2c && d !== 0x7d && d !== 0x5d && d !== 0x20 && d !== 0x0a && d !== 0x0d && d !== 0x09; d = raw.charCodeAt(++i));
     }
   };
   try {
-    value('');
+    value(undefined);
   } catch {
     return dups;
   }

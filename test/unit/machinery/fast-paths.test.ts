@@ -20,6 +20,13 @@ describe('write-path fast paths', () => {
     assert.deepEqual(duplicateFields('{"a":1,"b":{"c":1,"c":2},"a":3}'), ['b.c', 'a']);
     assert.deepEqual(duplicateFields('{"\\u0061":1,"a":2,"x\\"y":[{"k":1,"k":2}],"x\\"y":0}'), ['a', 'x"y[0].k', 'x"y']);
     assert.deepEqual(duplicateFields('{"a":{"é":1,"\\u00e9":2}}'), ['a.é']);
+    // values of every kind are skipped, including strings with escaped quotes and braces
+    assert.deepEqual(
+      duplicateFields('{ "s": "x\\"}{,", "n": -1.5e3, "t": true, "z": null, "l": [[1, {"q": "]", "q": 2}], []], "e": {}, "s": 0 }'),
+      ['l[0][1].q', 's'],
+    );
+    assert.deepEqual(duplicateFields('{"":{"x":1,"x":2},"a":[{"":1,"":2}]}'), ['x', 'a[0].']);
+    assert.deepEqual(duplicateFields('{"a":1,"a":'), ['a'], 'a truncated body keeps what was found');
     assert.deepEqual(duplicateFields('{"a":1,"a'), []);
     assert.deepEqual(duplicateFields('{"a":1,"a\u0001":2,"a\u0001":3}'), []);
   });
