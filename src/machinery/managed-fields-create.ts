@@ -5,7 +5,7 @@
 // test/unit/machinery/managed-fields-create.test.ts checks it against the general path.
 
 import { fieldType, typeAtom, valueAtom, type Atom } from './apply-schema.js';
-import { compareStrings, isObj, type Obj } from './apply-values.js';
+import { compareStrings, goJSONString, isObj, type Obj } from './apply-values.js';
 import { indexItems } from './apply-walk.js';
 import { comparePathElements } from './fieldset.js';
 import type { Schema, SchemaSet } from './schema.js';
@@ -72,7 +72,7 @@ function definedKeys(o: Obj): string[] {
     if (o[k] === undefined) continue;
     keys.push(k);
     // JavaScript's own order is UTF-16's, which differs from Go's only for characters past U+D7FF
-    if (plain && SURROGATE_OR_LATER.test(k)) plain = false;
+    if (plain && !isPlainKey(k)) plain = false;
   }
   if (!plain) return keys.sort(compareStrings);
   // insertion sort: maps are small, and `<` on strings beats sort()'s generic comparison
@@ -85,7 +85,11 @@ function definedKeys(o: Obj): string[] {
   return keys;
 }
 
-const SURROGATE_OR_LATER = /[\ud800-\uffff]/;
+/** No character past U+D7FF (a loop: most keys are short, and a regular expression call costs more). */
+function isPlainKey(k: string): boolean {
+  for (let i = 0; i < k.length; i++) if (k.charCodeAt(i) >= 0xd800) return false;
+  return true;
+}
 
 /** How a node is written: `self` when it is a member itself (`{}`, or `{".":{}, ...}` with children). */
 interface Node {
@@ -130,12 +134,44 @@ function children(v: unknown, type: Atom | null, set: SchemaSet, node: Node): Fi
   const atom = valueAtom(type, v);
   if (atom.kind === 'scalar' || atom.atomic) return node.self ? {} : undefined;
   if (atom.kind === 'map') return mapChildren(v, atom, set, node);
-  const groups = Array.isArray(v) && v.length ? [...indexItems(atom, v, set)] : [];
+  const groups = Array.isArray(v) && v.length ? (byStringKey(atom, v) ?? sortedItems(atom, v, set)) : [];
   if (groups.length === 0) return node.self ? {} : undefined;
-  if (groups.length > 1) groups.sort((a, b) => comparePathElements(a[1].pe, b[1].pe));
   const et = tableOf(atom, set).elem;
   const out: Fields = node.self ? { '.': {} } : {};
   // an item that appears more than once is owned as a whole (a member without children)
   for (const [key, g] of groups) out[key] = g.items.length === 1 ? children(g.items[0], et, set, MEMBER)! : {};
   return out;
+}
+
+type Groups = [string, { items: unknown[] }][];
+
+/** The items of an associative list grouped by their path element, in structured-merge-diff's order. */
+function sortedItems(atom: Atom, list: readonly unknown[], set: SchemaSet): Groups {
+  const groups = [...indexItems(atom, list, set)];
+  if (groups.length > 1) groups.sort((a, b) => comparePathElements(a[1].pe, b[1].pe));
+  return groups;
+}
+
+/**
+ * sortedItems for the common map list: one key field holding a string in every item (containers by name,
+ * volumeMounts by mountPath), whose key text is written directly; undefined for any other list.
+ */
+function byStringKey(atom: Extract<Atom, { kind: 'list' }>, list: readonly unknown[]): Groups | undefined {
+  if (atom.keys.length !== 1) return undefined;
+  const name = atom.keys[0];
+  for (const item of list) {
+    if (!isObj(item) || !Object.prototype.hasOwnProperty.call(item, name) || typeof item[name] !== 'string') return undefined;
+  }
+  const prefix = 'k:{' + goJSONString(name) + ':';
+  if (list.length === 1) return [[prefix + goJSONString((list[0] as Obj)[name] as string) + '}', { items: [list[0]] }]];
+  const byValue = new Map<string, unknown[]>();
+  for (const item of list) {
+    const value = (item as Obj)[name] as string;
+    const items = byValue.get(value);
+    if (items) items.push(item);
+    else byValue.set(value, [item]);
+  }
+  // comparePathElements on keys of one field compares the values (Go's string order)
+  const values = [...byValue.keys()].sort(compareStrings);
+  return values.map((value) => [prefix + goJSONString(value) + '}', { items: byValue.get(value)! }]);
 }
