@@ -174,7 +174,8 @@ export function duplicateFields(raw: string): string[] {
     const c = raw.charCodeAt(i);
     if (c === 0x7b) {
       i++;
-      const seen = new Set<string>();
+      // the keys so far: a short list for the small objects of most bodies, a Set once an object is large
+      let seen: string[] | Set<string> = [];
       ws();
       if (raw.charCodeAt(i) === 0x7d) {
         i++;
@@ -184,8 +185,14 @@ export function duplicateFields(raw: string): string[] {
         ws();
         const k = key();
         const p: Path = { up: path, at: k };
-        if (seen.has(k)) dups.push(pathText(p));
-        seen.add(k);
+        if (Array.isArray(seen)) {
+          if (seen.includes(k)) dups.push(pathText(p));
+          seen.push(k);
+          if (seen.length > 16) seen = new Set(seen);
+        } else {
+          if (seen.has(k)) dups.push(pathText(p));
+          seen.add(k);
+        }
         ws();
         i++; // ':'
         value(p);

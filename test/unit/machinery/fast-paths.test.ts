@@ -27,6 +27,8 @@ describe('write-path fast paths', () => {
     );
     assert.deepEqual(duplicateFields('{"":{"x":1,"x":2},"a":[{"":1,"":2}]}'), ['x', 'a[0].']);
     assert.deepEqual(duplicateFields('{"a":1,"a":'), ['a'], 'a truncated body keeps what was found');
+    const many = Array.from({ length: 40 }, (_, i) => `"k${i}":1`);
+    assert.deepEqual(duplicateFields(`{${[...many, '"k3":2', '"k30":2', '"k3":3'].join(',')}}`), ['k3', 'k30', 'k3'], 'a large object');
     assert.deepEqual(duplicateFields('{"a":1,"a'), []);
     assert.deepEqual(duplicateFields('{"a":1,"a\u0001":2,"a\u0001":3}'), []);
   });
