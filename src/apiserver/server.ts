@@ -62,8 +62,9 @@ interface ParsedRequest {
 }
 
 function parseRequest(method: string, url: string): ParsedRequest {
-  const [path, qs = ''] = url.split(/\?(.*)/s);
-  const query = new URLSearchParams(qs);
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
   return { query, info: parseRequestInfo(method, path, query) };
 }
 
