@@ -140,7 +140,8 @@ function typeError(v: unknown, goType: string, path: Path | undefined, parent: s
 
 /**
  * Finds keys that occur twice in one JSON object of a raw body (JSON.parse silently keeps the last). Paths are
- * spelled out only for the duplicates found (as in walk), and string values are skipped without being decoded.
+ * spelled out only for the duplicates found, from one stack of keys and indexes, and string values are skipped
+ * without being decoded.
  */
 export function duplicateFields(raw: string): string[] {
   const dups: string[] = [];
@@ -169,7 +170,14 @@ export function duplicateFields(raw: string): string[] {
     const inner = raw.slice(start + 1, i - 1);
     return escaped || i > n || /[\u0000-\u001f]/.test(inner) ? (JSON.parse(raw.slice(start, i)) as string) : inner;
   };
-  const value = (path: Path | undefined): void => {
+  /** the keys and indexes from the root to the value being read */
+  const path: (string | number)[] = [];
+  const pathNow = (): string => {
+    let p: Path | undefined;
+    for (const at of path) p = { up: p, at };
+    return pathText(p);
+  };
+  const value = (): void => {
     ws();
     const c = raw.charCodeAt(i);
     if (c === 0x7b) {
@@ -184,18 +192,19 @@ export function duplicateFields(raw: string): string[] {
       while (i < n) {
         ws();
         const k = key();
-        const p: Path = { up: path, at: k };
+        path.push(k);
         if (Array.isArray(seen)) {
-          if (seen.includes(k)) dups.push(pathText(p));
+          if (seen.includes(k)) dups.push(pathNow());
           seen.push(k);
           if (seen.length > 16) seen = new Set(seen);
         } else {
-          if (seen.has(k)) dups.push(pathText(p));
+          if (seen.has(k)) dups.push(pathNow());
           seen.add(k);
         }
         ws();
         i++; // ':'
-        value(p);
+        value();
+        path.pop();
         ws();
         if (raw.charCodeAt(i) === 0x2c) {
           i++;
@@ -213,7 +222,9 @@ export function duplicateFields(raw: string): string[] {
       }
       let idx = 0;
       while (i < n) {
-        value({ up: path, at: idx++ });
+        path.push(idx++);
+        value();
+        path.pop();
         ws();
         if (raw.charCodeAt(i) === 0x2c) {
           i++;
@@ -230,7 +241,7 @@ export function duplicateFields(raw: string): string[] {
     }
   };
   try {
-    value(undefined);
+    value();
   } catch {
     return dups;
   }
