@@ -46,7 +46,7 @@ function goTypeOf(sc: Schema, name: string): string {
 /** Walks `obj` against `root`, collecting type errors and unknown fields. */
 export function checkAgainstSchema(obj: unknown, root: Schema, set: SchemaSet): DecodeProblems {
   const out: DecodeProblems = { typeErrors: [], unknownFields: [] };
-  walk(obj, root, undefined, 'Object', set, out);
+  walk(obj, root, [], 'Object', set, out);
   return out;
 }
 
@@ -56,22 +56,18 @@ function shortName(ref: string | undefined): string {
   return i >= 0 ? ref.slice(i + 1) : ref;
 }
 
-// The path of a value ("spec.containers[0].image"), spelled out only when a problem is reported: most bodies
-// have none, and building every field's path string was a good part of the walk's cost.
-interface Path {
-  readonly up: Path | undefined;
-  /** a field name, or an array index */
-  readonly at: string | number;
+// The path of a value ("spec.containers[0].image"): the walks keep one stack of keys and indexes and spell it out
+// only when a problem is reported (most bodies have none, and building every field's path was a good part of the
+// walk's cost).
+type Path = (string | number)[];
+
+function pathText(path: readonly (string | number)[]): string {
+  let s = '';
+  for (const at of path) s = typeof at === 'number' ? `${s}[${at}]` : s ? `${s}.${at}` : at;
+  return s;
 }
 
-function pathText(p: Path | undefined): string {
-  if (!p) return '';
-  const head = pathText(p.up);
-  if (typeof p.at === 'number') return `${head}[${p.at}]`;
-  return head ? `${head}.${p.at}` : p.at;
-}
-
-function walk(v: unknown, sc0: Schema | undefined, path: Path | undefined, parent: string, set: SchemaSet, out: DecodeProblems): void {
+function walk(v: unknown, sc0: Schema | undefined, path: Path, parent: string, set: SchemaSet, out: DecodeProblems): void {
   if (!sc0 || v === null || v === undefined) return;
   const refName = sc0.ref;
   const sc = set.resolve(sc0);
@@ -106,7 +102,10 @@ function walk(v: unknown, sc0: Schema | undefined, path: Path | undefined, paren
       const arr = v as unknown[];
       for (let i = 0; i < arr.length; i++) {
         const item = arr[i];
-        if (item !== null && item !== undefined) walk(item, sc.items, { up: path, at: i }, parent, set, out);
+        if (item === null || item === undefined) continue;
+        path.push(i);
+        walk(item, sc.items, path, parent, set, out);
+        path.pop();
       }
       return;
     }
@@ -121,18 +120,18 @@ function walk(v: unknown, sc0: Schema | undefined, path: Path | undefined, paren
       const here = refName ? shortName(refName) : parent;
       for (const k of Object.keys(o)) {
         const csc = sc.properties?.[k] ?? sc.additionalProperties;
-        if (!csc) {
-          out.unknownFields.push(pathText({ up: path, at: k }));
-          continue;
-        }
         const child = o[k];
-        if (child !== null && child !== undefined) walk(child, csc, { up: path, at: k }, here, set, out);
+        if (csc && (child === null || child === undefined)) continue;
+        path.push(k);
+        if (!csc) out.unknownFields.push(pathText(path));
+        else walk(child, csc, path, here, set, out);
+        path.pop();
       }
     }
   }
 }
 
-function typeError(v: unknown, goType: string, path: Path | undefined, parent: string, out: DecodeProblems): void {
+function typeError(v: unknown, goType: string, path: Path, parent: string, out: DecodeProblems): void {
   const jt = jsonType(v);
   const what = jt === 'object' ? 'object' : jt === 'array' ? 'array' : jt;
   out.typeErrors.push(`json: cannot unmarshal ${what} into Go struct field ${parent}.${pathText(path)} of type ${goType}`);
@@ -171,12 +170,8 @@ export function duplicateFields(raw: string): string[] {
     return escaped || i > n || /[\u0000-\u001f]/.test(inner) ? (JSON.parse(raw.slice(start, i)) as string) : inner;
   };
   /** the keys and indexes from the root to the value being read */
-  const path: (string | number)[] = [];
-  const pathNow = (): string => {
-    let p: Path | undefined;
-    for (const at of path) p = { up: p, at };
-    return pathText(p);
-  };
+  const path: Path = [];
+  const pathNow = (): string => pathText(path);
   const value = (): void => {
     ws();
     const c = raw.charCodeAt(i);

@@ -1,11 +1,25 @@
 // Fast paths on the write path against the straightforward code they replaced.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { duplicateFields } from '../../../src/machinery/field-validation.js';
+import { checkAgainstSchema, duplicateFields } from '../../../src/machinery/field-validation.js';
+import { podSchema, set } from './apply-fixtures.js';
 import { formatTime } from '../../../src/machinery/managed-fields.js';
 import { clone, rfc3339 } from '../../../src/machinery/object.js';
 
 describe('write-path fast paths', () => {
+  it('the schema walk names the paths of type errors and unknown fields (kept as a stack, spelled out on demand)', () => {
+    const body = { metadata: { name: 1, nope: 2 }, spec: { containers: [{ name: 'a', bad: 1 }, null, { name: 2, args: ['x', 3] }], replicas: 'x' } };
+    assert.deepEqual(checkAgainstSchema(body, podSchema, set), {
+      typeErrors: [
+        'json: cannot unmarshal number into Go struct field ObjectMeta.metadata.name of type string',
+        'json: cannot unmarshal number into Go struct field Container.spec.containers[2].name of type string',
+        'json: cannot unmarshal number into Go struct field Container.spec.containers[2].args[1] of type string',
+        'json: cannot unmarshal string into Go struct field PodSpec.spec.replicas of type int32',
+      ],
+      unknownFields: ['metadata.nope', 'spec.containers[0].bad'],
+    });
+  });
+
   it('rfc3339 and formatTime floor to the second exactly as before', () => {
     const times = [0, 1, 999, 1000, -1, -500, -1000, -1001, 1_700_000_000_123, Date.UTC(9999, 11, 31, 23, 59, 59, 999), Date.UTC(10000, 0, 1, 0, 0, 0, 1), -62198755200001];
     for (const ms of times) {
