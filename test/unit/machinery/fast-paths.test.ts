@@ -3,10 +3,38 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { checkAgainstSchema, duplicateFields } from '../../../src/machinery/field-validation.js';
 import { podSchema, set } from './apply-fixtures.js';
+import { normalizePodEncoding } from '../../../src/api/core-pod-encoding.js';
+import type { Pod } from '../../../src/api/core-pod-types.js';
 import { formatTime } from '../../../src/machinery/managed-fields.js';
 import { clone, rfc3339 } from '../../../src/machinery/object.js';
 
 describe('write-path fast paths', () => {
+  it('pod normalisation (one table lookup per key) drops zero omitempty fields and nulls and fills Go\'s always-written ones', () => {
+    const pod = {
+      spec: {
+        containers: [{ name: 'c', image: '', ports: [{ containerPort: 80, hostPort: 0, protocol: null }], resources: null, env: [{ name: 'a', value: '' }] }],
+        nodeSelector: {},
+        hostNetwork: false,
+        tolerations: [{ key: '', operator: 'Exists' }],
+        weird: null,
+        volumes: [{ name: 'v', downwardAPI: { items: [{ path: 'x', resourceFieldRef: { resource: 'limits.cpu' } }] } }],
+      },
+      status: { phase: '', conditions: [{ type: 'Ready', status: 'True', reason: '' }], containerStatuses: [{ name: 'c', state: null, ready: false, restartCount: 0 }] },
+    } as unknown as Pod;
+    normalizePodEncoding(pod);
+    assert.deepEqual(pod, {
+      spec: {
+        containers: [{ name: 'c', ports: [{ containerPort: 80 }], resources: {}, env: [{ name: 'a' }] }],
+        tolerations: [{ operator: 'Exists' }],
+        volumes: [{ name: 'v', downwardAPI: { items: [{ path: 'x', resourceFieldRef: { resource: 'limits.cpu', divisor: '0' } }] } }],
+      },
+      status: {
+        conditions: [{ type: 'Ready', status: 'True', lastProbeTime: null, lastTransitionTime: null }],
+        containerStatuses: [{ name: 'c', state: {}, ready: false, restartCount: 0, lastState: {} }],
+      },
+    });
+  });
+
   it('the schema walk names the paths of type errors and unknown fields (kept as a stack, spelled out on demand)', () => {
     const body = { metadata: { name: 1, nope: 2 }, spec: { containers: [{ name: 'a', bad: 1 }, null, { name: 2, args: ['x', 3] }], replicas: 'x' } };
     assert.deepEqual(checkAgainstSchema(body, podSchema, set), {
