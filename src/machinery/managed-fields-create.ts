@@ -68,8 +68,9 @@ function fieldOf(atom: MapAtom, t: Table, k: string, set: SchemaSet): Field {
 function definedKeys(o: Obj): string[] {
   const keys: string[] = [];
   let plain = true;
-  for (const k of Object.keys(o)) {
-    if (o[k] === undefined) continue;
+  // for-in: no key array of its own per object (own keys only, as Object.keys)
+  for (const k in o) {
+    if (o[k] === undefined || !Object.prototype.hasOwnProperty.call(o, k)) continue;
     keys.push(k);
     // JavaScript's own order is UTF-16's, which differs from Go's only for characters past U+D7FF
     if (plain && !isPlainKey(k)) plain = false;
