@@ -7,8 +7,20 @@ import { normalizePodEncoding } from '../../../src/api/core-pod-encoding.js';
 import type { Pod } from '../../../src/api/core-pod-types.js';
 import { formatTime } from '../../../src/machinery/managed-fields.js';
 import { clone, rfc3339 } from '../../../src/machinery/object.js';
+import { isQualifiedName } from '../../../src/machinery/validation.js';
 
 describe('write-path fast paths', () => {
+  it('isQualifiedName gives the same (read-only) answers when it remembers them, also after forgetting', () => {
+    const bad = [...isQualifiedName('x<y')];
+    assert.ok(bad.length > 0);
+    assert.deepEqual(isQualifiedName('x<y'), bad);
+    assert.deepEqual(isQualifiedName('example.com/app'), []);
+    assert.ok(Object.isFrozen(isQualifiedName('example.com/app')));
+    for (let i = 0; i < 5000; i++) isQualifiedName(`k${i}`);
+    assert.deepEqual(isQualifiedName('x<y'), bad);
+    assert.deepEqual(isQualifiedName('/a'), ['prefix part must be non-empty']);
+  });
+
   it('pod normalisation (one table lookup per key) drops zero omitempty fields and nulls and fills Go\'s always-written ones', () => {
     const pod = {
       spec: {
