@@ -102,7 +102,12 @@ type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function isZero(v: unknown): boolean {
-  return v === null || v === false || v === 0 || v === '' || (Array.isArray(v) && v.length === 0) || (isObj(v) && Object.keys(v).length === 0);
+  return v === null || v === false || v === 0 || v === '' || (Array.isArray(v) && v.length === 0) || (isObj(v) && isEmpty(v));
+}
+
+function isEmpty(o: Obj): boolean {
+  for (const k in o) if (Object.prototype.hasOwnProperty.call(o, k)) return false;
+  return true;
 }
 
 function refName(sc: Schema | undefined): string | undefined {
@@ -111,13 +116,21 @@ function refName(sc: Schema | undefined): string | undefined {
 
 /** What normalize needs of one definition, looked up once: pods are normalised on every create and update. */
 interface Plan {
-  drop: ReadonlySet<string> | undefined;
-  /** the ALWAYS entries of the definition (keys checked with `in`, as their values may be null) */
+  /** per property that needs anything: one lookup tells all */
+  keys: ReadonlyMap<string, KeyPlan>;
+  /** the ALWAYS entries of the definition (other keys are still checked with `in`, as before) */
   always: Record<string, unknown>;
   alwaysKeys: readonly string[];
-  /** per property: the definition of an object value and of array items */
-  child: ReadonlyMap<string, string>;
-  item: ReadonlyMap<string, string>;
+}
+
+interface KeyPlan {
+  /** an ALWAYS entry of the definition: left as it is while walking */
+  always: boolean;
+  /** omitempty: dropped when zero */
+  drop: boolean;
+  /** the plan of an object value, and of array items */
+  child: Plan | undefined;
+  item: Plan | undefined;
 }
 
 function buildPlans(): ReadonlyMap<string, Plan> {
@@ -125,23 +138,34 @@ function buildPlans(): ReadonlyMap<string, Plan> {
   const plans = new Map<string, Plan>();
   const names = new Set([...Object.keys(podDefinitions).filter((n) => n.startsWith(V1)).map((n) => n.slice(V1.length)), ...drop.keys(), ...Object.keys(ALWAYS)]);
   for (const def of names) {
-    const sc = podDefinitions[V1 + def];
-    const child = new Map<string, string>();
-    const item = new Map<string, string>();
-    for (const [k, prop] of Object.entries(sc?.properties ?? {})) {
-      const c = refName(prop);
-      if (c) child.set(k, c);
-      const i = refName(prop.items);
-      if (i) item.set(k, i);
-    }
     const always = ALWAYS[def] ?? {};
-    plans.set(def, { drop: drop.get(def), always, alwaysKeys: Object.keys(always), child, item });
+    plans.set(def, { keys: new Map(), always, alwaysKeys: Object.keys(always) });
+  }
+  // a definition without a plan still has its nulls dropped (NO_PLAN)
+  const planOf = (name: string | undefined) => (name === undefined ? undefined : (plans.get(name) ?? NO_PLAN));
+  for (const def of names) {
+    const sc = podDefinitions[V1 + def];
+    const plan = plans.get(def)!;
+    const keys = plan.keys as Map<string, KeyPlan>;
+    const entry = (k: string) => {
+      let kp = keys.get(k);
+      if (!kp) keys.set(k, (kp = { always: false, drop: false, child: undefined, item: undefined }));
+      return kp;
+    };
+    for (const k of plan.alwaysKeys) entry(k).always = true;
+    for (const k of drop.get(def) ?? []) entry(k).drop = true;
+    for (const [k, prop] of Object.entries(sc?.properties ?? {})) {
+      const child = planOf(refName(prop));
+      const item = planOf(refName(prop.items));
+      if (child) entry(k).child = child;
+      if (item) entry(k).item = item;
+    }
   }
   return plans;
 }
 
+const NO_PLAN: Plan = { keys: new Map(), always: {}, alwaysKeys: [] };
 const PLANS = buildPlans();
-const NO_PLAN: Plan = { drop: undefined, always: {}, alwaysKeys: [], child: new Map(), item: new Map() };
 
 /** A fresh copy of an ALWAYS zero value (plain JSON: {}, null, strings and nested objects). */
 function copyZero(v: unknown): unknown {
@@ -151,36 +175,34 @@ function copyZero(v: unknown): unknown {
   return out;
 }
 
-function normalize(o: Obj, def: string): void {
-  const plan = PLANS.get(def) ?? NO_PLAN;
-  const { drop, always } = plan;
-  for (const k of Object.keys(o)) {
-    if (k in always) continue;
+function normalize(o: Obj, plan: Plan): void {
+  const { keys, always } = plan;
+  // for-in, not Object.keys: no array per object, three times per pod create (deleting the key visited is safe)
+  for (const k in o) {
+    const kp = keys.get(k);
+    if (kp ? kp.always : k in always) continue;
     const v = o[k];
-    if (v === null || (drop?.has(k) && isZero(v))) {
+    if (v === null || (kp?.drop && isZero(v))) {
       delete o[k];
       continue;
     }
-    if (typeof v !== 'object' || v === undefined) continue;
+    if (typeof v !== 'object' || v === undefined || !kp) continue;
     if (Array.isArray(v)) {
-      const item = plan.item.get(k);
+      const item = kp.item;
       if (item) for (const x of v) if (isObj(x)) normalize(x, item);
-    } else {
-      const child = plan.child.get(k);
-      if (child) normalize(v as Obj, child);
-    }
+    } else if (kp.child) normalize(v as Obj, kp.child);
   }
   for (const k of plan.alwaysKeys) {
     const zero = always[k];
     // Go decodes null into a non-pointer struct as its zero value.
     if (o[k] === undefined || (o[k] === null && zero !== null)) o[k] = copyZero(zero);
-    const child = plan.child.get(k);
+    const child = keys.get(k)?.child;
     if (child && isObj(o[k])) normalize(o[k] as Obj, child);
   }
 }
 
 /** Rewrites spec and status as Go would serialise them after decoding (idempotent). */
 export function normalizePodEncoding(pod: Pod): void {
-  if (isObj(pod.spec)) normalize(pod.spec, 'PodSpec');
-  if (isObj(pod.status)) normalize(pod.status, 'PodStatus');
+  if (isObj(pod.spec)) normalize(pod.spec, PLANS.get('PodSpec')!);
+  if (isObj(pod.status)) normalize(pod.status, PLANS.get('PodStatus')!);
 }

@@ -13,7 +13,7 @@ export function bare(text: string): { toString(): string } {
   return { toString: () => text };
 }
 
-export const invalidEach = (path: string, value: unknown, msgs: string[]): FieldError[] => msgs.map((m) => FieldError.invalid(path, value, m));
+export const invalidEach = (path: string, value: unknown, msgs: readonly string[]): FieldError[] => msgs.map((m) => FieldError.invalid(path, value, m));
 
 export function dns1123Label(value: string, path: string): FieldError[] {
   return invalidEach(path, value, isDNS1123Label(value));

@@ -37,7 +37,7 @@ const MAX_TOPOLOGY_LABELS = 16;
 const MAX_HINTS = 8;
 const ZONE_LABEL = 'topology.kubernetes.io/zone';
 
-const invalidEach = (path: string, value: unknown, msgs: string[]) => msgs.map((m) => FieldError.invalid(path, value, m));
+const invalidEach = (path: string, value: unknown, msgs: readonly string[]) => msgs.map((m) => FieldError.invalid(path, value, m));
 
 function validateAddress(type: string, address: string, path: string): FieldError[] {
   switch (type) {

@@ -16,6 +16,7 @@ export class AdmissionCache {
   private readonly byNamespace = new Map<string, Map<string, KObject>>();
   private started?: Promise<void>;
   private watch?: Watch;
+  private changes = 0;
 
   constructor(private readonly resource: () => ResourceStore) {}
 
@@ -29,6 +30,11 @@ export class AdmissionCache {
       return undefined;
     }
     return this.byNamespace.get(namespace) ?? NONE;
+  }
+
+  /** Moves on whenever what inNamespace answers may have changed (for callers that derive from the objects). */
+  get version(): number {
+    return this.changes;
   }
 
   /** Resolves once the cache follows the store. */
@@ -46,6 +52,7 @@ export class AdmissionCache {
     this.watch = undefined;
     this.started = undefined;
     this.byNamespace.clear();
+    this.changes++;
   }
 
   private async begin(): Promise<void> {
@@ -55,9 +62,11 @@ export class AdmissionCache {
     // The watch resumes right after the list's revision, so no change falls between the two.
     for (const kv of page.kvs) this.record({ type: 'ADDED', kv }, rs, prefix);
     this.watch = rs.deps.store.watch(prefix, { afterRevision: page.revision }, (ev) => this.record(ev, rs, prefix));
+    this.changes++;
   }
 
   private record(ev: WatchEvent, rs: ResourceStore, prefix: string): void {
+    this.changes++;
     const rel = ev.kv.key.slice(prefix.length);
     const slash = rs.def.namespaced ? rel.indexOf('/') : -1;
     const namespace = slash < 0 ? '' : rel.slice(0, slash);

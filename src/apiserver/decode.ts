@@ -9,8 +9,15 @@ import type { RequestContext } from './context.js';
 import type { ResourceStore } from './resource-store.js';
 
 export function mediaType(contentType: string | undefined): string {
-  return (contentType ?? '').split(';')[0].trim().toLowerCase();
+  // asked several times per request, and clients send the same header again and again
+  if (contentType === lastContentType) return lastMediaType;
+  const mt = (contentType ?? '').split(';')[0].trim().toLowerCase();
+  lastContentType = contentType;
+  lastMediaType = mt;
+  return mt;
 }
+let lastContentType: string | undefined = '';
+let lastMediaType = '';
 
 /** Parses a JSON or YAML body; protobuf and unknown types are refused with 415 so clients fall back to JSON. */
 export function parseBody(contentType: string | undefined, raw: string): unknown {

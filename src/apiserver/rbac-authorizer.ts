@@ -35,11 +35,20 @@ export const alwaysAllow: Authorizer = {
   rulesFor: () => [...ALL_RULES],
 };
 
+/** Most decisions remembered; all are forgotten at once beyond that (they are cheap to make again). */
+const MAX_DECISIONS = 4096;
+
 export class RbacAuthorizer implements Authorizer {
   private readonly clusterRoles: AdmissionCache;
   private readonly clusterRoleBindings: AdmissionCache;
   private readonly roles: AdmissionCache;
   private readonly roleBindings: AdmissionCache;
+  /**
+   * Decisions by user and attributes, valid while no role or binding changes: a request otherwise matches the
+   * user against every ClusterRoleBinding (dozens in the bootstrap policy) before it does anything else.
+   */
+  private readonly decisions = new Map<string, Decision>();
+  private decidedAt = '';
 
   constructor(lookup: (plural: string) => ResourceStore) {
     this.clusterRoles = new AdmissionCache(() => lookup('clusterroles'));
@@ -59,6 +68,19 @@ export class RbacAuthorizer implements Authorizer {
 
   authorize(user: RequestUser, attrs: RequestAttributes): Decision {
     if ((user.groups ?? []).includes(MASTERS_GROUP)) return { allowed: true, reason: '' };
+    const stamp = `${this.clusterRoles.version},${this.clusterRoleBindings.version},${this.roles.version},${this.roleBindings.version}`;
+    if (stamp !== this.decidedAt || this.decisions.size >= MAX_DECISIONS) {
+      this.decisions.clear();
+      this.decidedAt = stamp;
+    }
+    // RBAC reads the user's name and groups only (JSON: no two different users or requests share a key)
+    const key = JSON.stringify([user.name, user.groups ?? [], attrs.verb, attrs.resourceRequest, attrs.apiGroup, attrs.resource, attrs.subresource, attrs.namespace, attrs.name, attrs.path]);
+    let d = this.decisions.get(key);
+    if (!d) this.decisions.set(key, (d = this.decide(user, attrs)));
+    return { ...d };
+  }
+
+  private decide(user: RequestUser, attrs: RequestAttributes): Decision {
     for (const { binding, namespace, subject } of this.bindingsOf(user, attrs.resourceRequest ? attrs.namespace : '')) {
       if (!rulesAllow(attrs, this.roleRules(binding, namespace))) continue;
       const where = namespace ? `RoleBinding "${binding.metadata.name}/${namespace}"` : `ClusterRoleBinding "${binding.metadata.name}"`;

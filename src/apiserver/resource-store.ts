@@ -12,6 +12,7 @@ import { validateMeta, validateMetaUpdate } from './meta-validation.js';
 import { trackManagedFields } from './managed-fields-hook.js';
 import { DecodedRevisions } from './decoded-revisions.js';
 import { fieldsOf } from './selection.js';
+import { encodeRemembered } from './stored-json.js';
 
 export interface StoreDeps {
   store: Store;
@@ -88,7 +89,8 @@ export class ResourceStore {
    * `shared`: nobody changes `obj` after the write (it is only serialised), so it is kept itself, not a copy.
    */
   private encodeWrite(key: string, obj: KObject, opts: { shared?: boolean } = {}): string {
-    const value = this.encode(obj);
+    // a shared result is only serialised afterwards: its response is then the stored text plus its revision
+    const value = opts.shared && !this.def.storedAs && obj.metadata.resourceVersion === undefined ? encodeRemembered(obj) : this.encode(obj);
     // unwatched keys (most events): a copy nobody reads would only cost; the next update parses instead
     if (!this.def.storedAs && this.deps.store.watched?.(key) !== false) {
       if (opts.shared && obj.metadata.resourceVersion === undefined) {

@@ -20,6 +20,7 @@ import type { KubeletClientTls } from './kubelet-connection.js';
 import { forbiddenStatus } from '../api/rbac-rules.js';
 import type { Authorizer } from './rbac-authorizer.js';
 import { requestAttributes } from './request-attributes.js';
+import { jsonOf } from './stored-json.js';
 
 // require() rather than import: the ESM loader scans a CommonJS package for named exports first (~15 ms here).
 const Fastify = createRequire(import.meta.url)('fastify') as typeof FastifyFactory;
@@ -61,8 +62,9 @@ interface ParsedRequest {
 }
 
 function parseRequest(method: string, url: string): ParsedRequest {
-  const [path, qs = ''] = url.split(/\?(.*)/s);
-  const query = new URLSearchParams(qs);
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
   return { query, info: parseRequestInfo(method, path, query) };
 }
 
@@ -176,7 +178,7 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
     if (res.output.kind === 'yaml') {
       return reply.code(res.code).header('content-type', 'application/yaml').send(Buffer.from(YAML.stringify(res.body)));
     }
-    return reply.code(res.code).header('content-type', 'application/json').send(Buffer.from(JSON.stringify(res.body)));
+    return reply.code(res.code).header('content-type', 'application/json').send(Buffer.from(jsonOf(res.body)));
   };
   for (const prefix of ['/api/*', '/apis/*']) {
     app.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], url: prefix, handler: resource });

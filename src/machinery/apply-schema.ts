@@ -44,11 +44,21 @@ function deduce(value: unknown): Atom {
  * shape (a scalar where the schema wants a map or list) as a leaf.
  */
 export function atomFor(tr: TypeRef, set: SchemaSet, value: unknown): Atom {
+  return valueAtom(typeAtom(tr, set), value);
+}
+
+/** The atom `tr` declares whatever the value (see valueAtom); null when it is deduced from the value. */
+export function typeAtom(tr: TypeRef, set: SchemaSet): Atom | null {
   const sc = set.resolve(tr);
-  if (!sc) return deduce(value);
+  if (!sc) return null;
   // the schema's own atom is built once per schema node (walks ask for it at every value)
   let atom = set.derived.get(sc) as Atom | null | undefined;
   if (atom === undefined) set.derived.set(sc, (atom = schemaAtom(sc)));
+  return atom;
+}
+
+/** atomFor with the type's atom (typeAtom) looked up already: walks that cache it skip the schema lookups. */
+export function valueAtom(atom: Atom | null, value: unknown): Atom {
   if (atom === null) return deduce(value);
   if (atom.kind === 'scalar' || value === undefined || value === null) return atom;
   if (atom.kind === 'map' && !isObj(value)) return SCALAR;

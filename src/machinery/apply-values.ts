@@ -34,8 +34,12 @@ export function compareStrings(a: string, b: string): number {
   return a.length < b.length ? -1 : a.length > b.length ? 1 : 0;
 }
 
+/** Characters goJSONString writes otherwise than as themselves. */
+const GO_ESCAPED = /["\\\u0000-\u001f<>&\u2028\u2029\ud800-\udfff]/;
+
 /** A JSON string literal as Go's encoding/json writes it (HTML-safe escaping). */
 export function goJSONString(s: string): string {
+  if (!GO_ESCAPED.test(s)) return '"' + s + '"';
   let out = '"';
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);

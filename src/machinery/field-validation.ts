@@ -46,7 +46,7 @@ function goTypeOf(sc: Schema, name: string): string {
 /** Walks `obj` against `root`, collecting type errors and unknown fields. */
 export function checkAgainstSchema(obj: unknown, root: Schema, set: SchemaSet): DecodeProblems {
   const out: DecodeProblems = { typeErrors: [], unknownFields: [] };
-  walk(obj, root, undefined, 'Object', set, out);
+  walk(obj, root, [], 'Object', set, out);
   return out;
 }
 
@@ -56,22 +56,18 @@ function shortName(ref: string | undefined): string {
   return i >= 0 ? ref.slice(i + 1) : ref;
 }
 
-// The path of a value ("spec.containers[0].image"), spelled out only when a problem is reported: most bodies
-// have none, and building every field's path string was a good part of the walk's cost.
-interface Path {
-  readonly up: Path | undefined;
-  /** a field name, or an array index */
-  readonly at: string | number;
+// The path of a value ("spec.containers[0].image"): the walks keep one stack of keys and indexes and spell it out
+// only when a problem is reported (most bodies have none, and building every field's path was a good part of the
+// walk's cost).
+type Path = (string | number)[];
+
+function pathText(path: readonly (string | number)[]): string {
+  let s = '';
+  for (const at of path) s = typeof at === 'number' ? `${s}[${at}]` : s ? `${s}.${at}` : at;
+  return s;
 }
 
-function pathText(p: Path | undefined): string {
-  if (!p) return '';
-  const head = pathText(p.up);
-  if (typeof p.at === 'number') return `${head}[${p.at}]`;
-  return head ? `${head}.${p.at}` : p.at;
-}
-
-function walk(v: unknown, sc0: Schema | undefined, path: Path | undefined, parent: string, set: SchemaSet, out: DecodeProblems): void {
+function walk(v: unknown, sc0: Schema | undefined, path: Path, parent: string, set: SchemaSet, out: DecodeProblems): void {
   if (!sc0 || v === null || v === undefined) return;
   const refName = sc0.ref;
   const sc = set.resolve(sc0);
@@ -106,7 +102,10 @@ function walk(v: unknown, sc0: Schema | undefined, path: Path | undefined, paren
       const arr = v as unknown[];
       for (let i = 0; i < arr.length; i++) {
         const item = arr[i];
-        if (item !== null && item !== undefined) walk(item, sc.items, { up: path, at: i }, parent, set, out);
+        if (item === null || item === undefined) continue;
+        path.push(i);
+        walk(item, sc.items, path, parent, set, out);
+        path.pop();
       }
       return;
     }
@@ -121,100 +120,123 @@ function walk(v: unknown, sc0: Schema | undefined, path: Path | undefined, paren
       const here = refName ? shortName(refName) : parent;
       for (const k of Object.keys(o)) {
         const csc = sc.properties?.[k] ?? sc.additionalProperties;
-        if (!csc) {
-          out.unknownFields.push(pathText({ up: path, at: k }));
-          continue;
-        }
         const child = o[k];
-        if (child !== null && child !== undefined) walk(child, csc, { up: path, at: k }, here, set, out);
+        if (csc && (child === null || child === undefined)) continue;
+        path.push(k);
+        if (!csc) out.unknownFields.push(pathText(path));
+        else walk(child, csc, path, here, set, out);
+        path.pop();
       }
     }
   }
 }
 
-function typeError(v: unknown, goType: string, path: Path | undefined, parent: string, out: DecodeProblems): void {
+function typeError(v: unknown, goType: string, path: Path, parent: string, out: DecodeProblems): void {
   const jt = jsonType(v);
   const what = jt === 'object' ? 'object' : jt === 'array' ? 'array' : jt;
   out.typeErrors.push(`json: cannot unmarshal ${what} into Go struct field ${parent}.${pathText(path)} of type ${goType}`);
 }
 
-/** Finds keys that occur twice in one JSON object of a raw body (JSON.parse silently keeps the last). */
+/**
+ * Finds keys that occur twice in one JSON object of a raw body (JSON.parse silently keeps the last). Paths are
+ * spelled out only for the duplicates found, from one stack of keys and indexes, and string values are skipped
+ * without being decoded.
+ */
 export function duplicateFields(raw: string): string[] {
   const dups: string[] = [];
   let i = 0;
   const n = raw.length;
   const ws = () => {
-    while (i < n && (raw[i] === ' ' || raw[i] === '\n' || raw[i] === '\r' || raw[i] === '\t')) i++;
+    for (let c = raw.charCodeAt(i); c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09; c = raw.charCodeAt(++i));
   };
-  const str = (): string => {
-    const start = i;
+  /** moves past a string (at its opening quote); returns whether it has escapes */
+  const skipString = (): boolean => {
     let escaped = false;
     i++;
-    while (i < n && raw[i] !== '"') {
-      if (raw[i] === '\\') {
+    for (let c = raw.charCodeAt(i); i < n && c !== 0x22; c = raw.charCodeAt(i)) {
+      if (c === 0x5c) {
         escaped = true;
         i += 2;
       } else i++;
     }
     i++;
+    return escaped;
+  };
+  const key = (): string => {
+    const start = i;
+    const escaped = skipString();
     // Most keys have no escapes: their text is their value (JSON.parse still judges anything unusual).
     const inner = raw.slice(start + 1, i - 1);
     return escaped || i > n || /[\u0000-\u001f]/.test(inner) ? (JSON.parse(raw.slice(start, i)) as string) : inner;
   };
-  const value = (path: string): void => {
+  /** the keys and indexes from the root to the value being read */
+  const path: Path = [];
+  const pathNow = (): string => pathText(path);
+  const value = (): void => {
     ws();
-    const c = raw[i];
-    if (c === '{') {
+    const c = raw.charCodeAt(i);
+    if (c === 0x7b) {
       i++;
-      const seen = new Set<string>();
+      // the keys so far: a short list for the small objects of most bodies, a Set once an object is large
+      let seen: string[] | Set<string> = [];
       ws();
-      if (raw[i] === '}') {
+      if (raw.charCodeAt(i) === 0x7d) {
         i++;
         return;
       }
       while (i < n) {
         ws();
-        const k = str();
-        const p = path ? `${path}.${k}` : k;
-        if (seen.has(k)) dups.push(p);
-        seen.add(k);
+        const k = key();
+        path.push(k);
+        if (Array.isArray(seen)) {
+          if (seen.includes(k)) dups.push(pathNow());
+          seen.push(k);
+          if (seen.length > 16) seen = new Set(seen);
+        } else {
+          if (seen.has(k)) dups.push(pathNow());
+          seen.add(k);
+        }
         ws();
         i++; // ':'
-        value(p);
+        value();
+        path.pop();
         ws();
-        if (raw[i] === ',') {
+        if (raw.charCodeAt(i) === 0x2c) {
           i++;
           continue;
         }
         i++; // '}'
         return;
       }
-    } else if (c === '[') {
+    } else if (c === 0x5b) {
       i++;
       ws();
-      if (raw[i] === ']') {
+      if (raw.charCodeAt(i) === 0x5d) {
         i++;
         return;
       }
       let idx = 0;
       while (i < n) {
-        value(`${path}[${idx++}]`);
+        path.push(idx++);
+        value();
+        path.pop();
         ws();
-        if (raw[i] === ',') {
+        if (raw.charCodeAt(i) === 0x2c) {
           i++;
           continue;
         }
         i++;
         return;
       }
-    } else if (c === '"') {
-      str();
+    } else if (c === 0x22) {
+      skipString();
     } else {
-      while (i < n && !',}] \n\r\t'.includes(raw[i])) i++;
+      // a number, true, false or null
+      for (let d = raw.charCodeAt(i); i < n && d !== 0x2c && d !== 0x7d && d !== 0x5d && d !== 0x20 && d !== 0x0a && d !== 0x0d && d !== 0x09; d = raw.charCodeAt(++i));
     }
   };
   try {
-    value('');
+    value();
   } catch {
     return dups;
   }

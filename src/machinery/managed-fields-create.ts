@@ -4,13 +4,14 @@
 // about half the CPU of a pod create. This walk emits the same JSON (same keys, same order) in one pass.
 // test/unit/machinery/managed-fields-create.test.ts checks it against the general path.
 
-import { atomFor, elemType, fieldType, type Atom, type TypeRef } from './apply-schema.js';
-import { compareStrings, isObj, type Obj } from './apply-values.js';
+import { fieldType, typeAtom, valueAtom, type Atom } from './apply-schema.js';
+import { compareStrings, goJSONString, isObj, type Obj } from './apply-values.js';
 import { indexItems } from './apply-walk.js';
 import { comparePathElements } from './fieldset.js';
 import type { Schema, SchemaSet } from './schema.js';
 
 type Fields = Record<string, unknown>;
+type MapAtom = Extract<Atom, { kind: 'map' }>;
 
 /** The top-level fields no manager owns (they are only written when something below them is owned). */
 const UNOWNED_TOP = new Set(['apiVersion', 'kind', 'metadata']);
@@ -23,21 +24,56 @@ const UNOWNED_META = new Set(['name', 'namespace', 'creationTimestamp', 'selfLin
  */
 export function createdFieldsV1(obj: Obj, schema: Schema | undefined, set: SchemaSet): Fields | undefined {
   // compareObjects({}, obj): both sides must be maps for the root to be walked at all
-  const atom = atomFor(schema, set, {});
-  const ra = atomFor(schema, set, obj);
+  const type = typeAtom(schema, set);
+  const atom = valueAtom(type, {});
+  const ra = valueAtom(type, obj);
   if (atom.kind !== 'map' || ra.kind !== 'map' || atom.atomic) return undefined;
   return mapChildren(obj, atom, set, { self: false, unowned: UNOWNED_TOP });
+}
+
+/** A declared field as the walk writes it: its `f:<name>` key and its type's atom. */
+interface Field {
+  readonly key: string;
+  readonly type: Atom | null;
+}
+
+/**
+ * What the walk needs of one map or list atom, built once per atom, so that a field costs one Map lookup instead
+ * of resolving its schema again at every object (the same few dozen nodes are met at every pod create).
+ */
+interface Table {
+  /** the declared fields met so far */
+  readonly fields: Map<string, Field>;
+  /** the type atom of undeclared keys (a map) or of the items (a list) */
+  readonly elem: Atom | null;
+}
+
+function tableOf(atom: Exclude<Atom, { kind: 'scalar' }>, set: SchemaSet): Table {
+  let t = set.derived.get(atom) as Table | undefined;
+  if (!t) set.derived.set(atom, (t = { fields: new Map(), elem: typeAtom(atom.elem, set) }));
+  return t;
+}
+
+function fieldOf(atom: MapAtom, t: Table, k: string, set: SchemaSet): Field {
+  const known = t.fields.get(k);
+  if (known) return known;
+  // undeclared keys (labels, annotations, ...) are the users' own: not remembered
+  if (!atom.fields || !Object.prototype.hasOwnProperty.call(atom.fields, k)) return { key: 'f:' + k, type: t.elem };
+  const f: Field = { key: 'f:' + k, type: typeAtom(fieldType(atom, k), set) };
+  t.fields.set(k, f);
+  return f;
 }
 
 /** The keys with a value, in Go's string order. */
 function definedKeys(o: Obj): string[] {
   const keys: string[] = [];
   let plain = true;
-  for (const k of Object.keys(o)) {
-    if (o[k] === undefined) continue;
+  // for-in: no key array of its own per object (own keys only, as Object.keys)
+  for (const k in o) {
+    if (o[k] === undefined || !Object.prototype.hasOwnProperty.call(o, k)) continue;
     keys.push(k);
     // JavaScript's own order is UTF-16's, which differs from Go's only for characters past U+D7FF
-    if (plain && SURROGATE_OR_LATER.test(k)) plain = false;
+    if (plain && !isPlainKey(k)) plain = false;
   }
   if (!plain) return keys.sort(compareStrings);
   // insertion sort: maps are small, and `<` on strings beats sort()'s generic comparison
@@ -50,16 +86,11 @@ function definedKeys(o: Obj): string[] {
   return keys;
 }
 
-/** `f:<name>` of a field: the declared fields' keys are made once per schema node (and so are already interned). */
-function fieldKey(atom: Atom, k: string, set: SchemaSet): string {
-  const fields = atom.kind === 'map' ? atom.fields : undefined;
-  if (!fields || !Object.prototype.hasOwnProperty.call(fields, k)) return 'f:' + k;
-  let names = set.derived.get(fields) as Map<string, string> | undefined;
-  if (!names) set.derived.set(fields, (names = new Map(Object.keys(fields).map((n) => [n, 'f:' + n]))));
-  return names.get(k)!;
+/** No character past U+D7FF (a loop: most keys are short, and a regular expression call costs more). */
+function isPlainKey(k: string): boolean {
+  for (let i = 0; i < k.length; i++) if (k.charCodeAt(i) >= 0xd800) return false;
+  return true;
 }
-
-const SURROGATE_OR_LATER = /[\ud800-\uffff]/;
 
 /** How a node is written: `self` when it is a member itself (`{}`, or `{".":{}, ...}` with children). */
 interface Node {
@@ -72,43 +103,76 @@ const MEMBER: Node = { self: true };
 const PARENT: Node = { self: false };
 
 /** The fieldsV1 of a newly set map (walkAdded's subtree); undefined when it is no member and has no children. */
-function mapChildren(v: unknown, atom: Atom, set: SchemaSet, node: Node): Fields | undefined {
+function mapChildren(v: unknown, atom: MapAtom, set: SchemaSet, node: Node): Fields | undefined {
   const keys = isObj(v) ? definedKeys(v) : undefined;
   if (!keys?.length) return node.self ? {} : undefined;
   const o = v as Obj;
+  const t = tableOf(atom, set);
   // the "." entry comes first: it is written before the children, not spliced in afterwards
   const out: Fields = node.self ? { '.': {} } : {};
   let any = false;
   for (const k of keys) {
-    const ft = fieldType(atom, k);
+    const f = fieldOf(atom, t, k, set);
     if (node.unowned?.has(k)) {
-      const sub = node.unowned === UNOWNED_TOP && k === 'metadata' ? metadataChildren(o[k], ft, set) : children(o[k], ft, set, PARENT);
+      const sub = node.unowned === UNOWNED_TOP && k === 'metadata' ? metadataChildren(o[k], f.type, set) : children(o[k], f.type, set, PARENT);
       if (sub === undefined) continue;
-      out[fieldKey(atom, k, set)] = sub;
-    } else out[fieldKey(atom, k, set)] = children(o[k], ft, set, MEMBER)!;
+      out[f.key] = sub;
+    } else out[f.key] = children(o[k], f.type, set, MEMBER)!;
     any = true;
   }
   return any ? out : node.self ? {} : undefined;
 }
 
 /** metadata's children, less the system fields. */
-function metadataChildren(v: unknown, tr: TypeRef, set: SchemaSet): Fields | undefined {
-  const atom = atomFor(tr, set, v);
+function metadataChildren(v: unknown, type: Atom | null, set: SchemaSet): Fields | undefined {
+  const atom = valueAtom(type, v);
   if (atom.kind === 'map' && !atom.atomic) return mapChildren(v, atom, set, { self: false, unowned: UNOWNED_META });
-  return children(v, tr, set, PARENT);
+  return children(v, type, set, PARENT);
 }
 
-/** The fieldsV1 of a newly set value; undefined when it is no member and has no children. */
-function children(v: unknown, tr: TypeRef, set: SchemaSet, node: Node): Fields | undefined {
-  const atom = atomFor(tr, set, v);
+/** The fieldsV1 of a newly set value of type `type` (typeAtom's); undefined when it is no member and has no children. */
+function children(v: unknown, type: Atom | null, set: SchemaSet, node: Node): Fields | undefined {
+  const atom = valueAtom(type, v);
   if (atom.kind === 'scalar' || atom.atomic) return node.self ? {} : undefined;
   if (atom.kind === 'map') return mapChildren(v, atom, set, node);
-  const groups = Array.isArray(v) && v.length ? [...indexItems(atom, v, set)] : [];
+  const groups = Array.isArray(v) && v.length ? (byStringKey(atom, v) ?? sortedItems(atom, v, set)) : [];
   if (groups.length === 0) return node.self ? {} : undefined;
-  if (groups.length > 1) groups.sort((a, b) => comparePathElements(a[1].pe, b[1].pe));
-  const et = elemType(atom);
+  const et = tableOf(atom, set).elem;
   const out: Fields = node.self ? { '.': {} } : {};
   // an item that appears more than once is owned as a whole (a member without children)
   for (const [key, g] of groups) out[key] = g.items.length === 1 ? children(g.items[0], et, set, MEMBER)! : {};
   return out;
+}
+
+type Groups = [string, { items: unknown[] }][];
+
+/** The items of an associative list grouped by their path element, in structured-merge-diff's order. */
+function sortedItems(atom: Atom, list: readonly unknown[], set: SchemaSet): Groups {
+  const groups = [...indexItems(atom, list, set)];
+  if (groups.length > 1) groups.sort((a, b) => comparePathElements(a[1].pe, b[1].pe));
+  return groups;
+}
+
+/**
+ * sortedItems for the common map list: one key field holding a string in every item (containers by name,
+ * volumeMounts by mountPath), whose key text is written directly; undefined for any other list.
+ */
+function byStringKey(atom: Extract<Atom, { kind: 'list' }>, list: readonly unknown[]): Groups | undefined {
+  if (atom.keys.length !== 1) return undefined;
+  const name = atom.keys[0];
+  for (const item of list) {
+    if (!isObj(item) || !Object.prototype.hasOwnProperty.call(item, name) || typeof item[name] !== 'string') return undefined;
+  }
+  const prefix = 'k:{' + goJSONString(name) + ':';
+  if (list.length === 1) return [[prefix + goJSONString((list[0] as Obj)[name] as string) + '}', { items: [list[0]] }]];
+  const byValue = new Map<string, unknown[]>();
+  for (const item of list) {
+    const value = (item as Obj)[name] as string;
+    const items = byValue.get(value);
+    if (items) items.push(item);
+    else byValue.set(value, [item]);
+  }
+  // comparePathElements on keys of one field compares the values (Go's string order)
+  const values = [...byValue.keys()].sort(compareStrings);
+  return values.map((value) => [prefix + goJSONString(value) + '}', { items: byValue.get(value)! }]);
 }

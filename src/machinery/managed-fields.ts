@@ -6,6 +6,7 @@ import { compareStrings, goJSONString, goQuote, isObj, valuesEqual, type Obj } f
 import { compareObjects, type Comparison } from './apply-walk.js';
 import { FieldSet, fieldElement } from './fieldset.js';
 import { createdFieldsV1 } from './managed-fields-create.js';
+import { rfc3339 } from './object.js';
 import type { Schema, SchemaSet } from './schema.js';
 
 export type Operation = 'Apply' | 'Update';
@@ -65,10 +66,9 @@ export function printManager(identifier: string): string {
 
 /** metav1.Time text: RFC 3339 in UTC with whole seconds. */
 export function formatTime(now: string | Date): string {
-  const d = typeof now === 'string' ? new Date(now) : now;
-  if (Number.isNaN(d.getTime())) return String(now);
-  const iso = d.toISOString();
-  return iso.length === 24 ? `${iso.slice(0, 19)}Z` : iso.replace(/\.\d+Z$/, 'Z');
+  const ms = typeof now === 'string' ? Date.parse(now) : now.getTime();
+  if (Number.isNaN(ms)) return String(now);
+  return rfc3339(ms);
 }
 
 function unixSeconds(t: string | undefined): number {

@@ -65,10 +65,18 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 
 /** RFC 3339 with second precision, as metav1.Time serialises. */
 export function rfc3339(ms: number = Date.now()): string {
+  // the text of the second last asked for: a create asks three times (creation, pod start condition, managedFields)
+  const sec = Math.floor(ms / 1000);
+  if (sec === lastSecond) return lastText;
   const iso = new Date(ms).toISOString();
   // Cutting the fraction off "YYYY-MM-DDTHH:MM:SS.sssZ" floors to the second; other shapes (years past 9999) take the long way.
-  return iso.length === 24 ? `${iso.slice(0, 19)}Z` : new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  const text = iso.length === 24 ? `${iso.slice(0, 19)}Z` : new Date(sec * 1000).toISOString().replace('.000Z', 'Z');
+  lastSecond = sec;
+  lastText = text;
+  return text;
 }
+let lastSecond = NaN;
+let lastText = '';
 
 /** RFC 3339 with microseconds, as metav1.MicroTime serialises. */
 export function rfc3339Micro(ms: number = Date.now()): string {

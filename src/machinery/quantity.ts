@@ -82,6 +82,13 @@ function interpretSuffix(s: string): { base: 2 | 10; exponent: number; format: Q
   throw new QuantityParseError(ERR_SUFFIX);
 }
 
+/**
+ * Parsed quantities by input text: the same few strings ("100m", "128Mi") are parsed again and again (defaulting,
+ * QoS, validation, quota, scheduling of every pod); cleared whole when full.
+ */
+const parsed = new Map<string, Quantity>();
+const MAX_PARSED = 4096;
+
 export class Quantity {
   /** value = mantissa × 10^exponent. `original` is the input string when Go would re-emit it verbatim. */
   private constructor(
@@ -91,7 +98,18 @@ export class Quantity {
     private readonly original?: string,
   ) {}
 
+  /** Quantity.parse, remembered for the strings seen lately (a quantity is immutable, so sharing one is safe). */
   static parse(str: string): Quantity {
+    let q = parsed.get(str);
+    if (q === undefined) {
+      q = Quantity.parseNew(str);
+      if (parsed.size >= MAX_PARSED) parsed.clear();
+      parsed.set(str, q);
+    }
+    return q;
+  }
+
+  private static parseNew(str: string): Quantity {
     if (str.length === 0) throw new QuantityParseError(ERR_FORMAT_WRONG);
     if (str === '0') return new Quantity(0n, 0, 'DecimalSI', str);
     const { positive, value, num, denom, suffix } = scan(str);

@@ -54,7 +54,23 @@ const qualifiedNameRe = full(qualifiedNameFmt);
 export const QUALIFIED_NAME_MAX_LENGTH = 63;
 
 /** Label keys, annotation keys (lower-cased), finalizers: `[prefix/]name`. */
-export function isQualifiedName(value: string): string[] {
+/**
+ * The answers of isQualifiedName for the names seen lately (label and annotation keys, toleration keys: the same
+ * few on every pod), frozen as callers only read them; at most 4,096, cleared whole when full.
+ */
+const qualifiedNames = new Map<string, readonly string[]>();
+
+export function isQualifiedName(value: string): readonly string[] {
+  let errs = qualifiedNames.get(value);
+  if (errs === undefined) {
+    errs = Object.freeze(qualifiedNameErrors(value));
+    if (qualifiedNames.size >= 4096) qualifiedNames.clear();
+    qualifiedNames.set(value, errs);
+  }
+  return errs;
+}
+
+function qualifiedNameErrors(value: string): string[] {
   const errs: string[] = [];
   const parts = value.split('/');
   let name: string;

@@ -39,17 +39,20 @@ export function authenticatedPeer(socket: TLSSocket): PeerIdentity | null {
 /**
  * `authenticatedPeer`, remembered per TLS connection: reading the peer certificate (getPeerCertificate builds
  * the whole certificate as JS objects, fingerprints included) costs more than the rest of a small request.
- * A TLS 1.2 renegotiation changes the handshake's Finished message, so a changed one forces a fresh read.
+ * A TLS 1.2 renegotiation changes the handshake's Finished message, so a changed one forces a fresh read. TLS 1.3
+ * has no renegotiation (and node offers no post-handshake authentication): its connections keep their first answer
+ * without copying the Finished message out at every request.
  */
 export class PeerIdentityCache {
-  private readonly bySocket = new WeakMap<TLSSocket, { finished: Buffer | undefined; identity: PeerIdentity | null }>();
+  private readonly bySocket = new WeakMap<TLSSocket, { finished: Buffer | undefined; identity: PeerIdentity | null; fixed: boolean }>();
 
   identity(socket: TLSSocket): PeerIdentity | null {
-    const finished = socket.getFinished();
     const hit = this.bySocket.get(socket);
+    if (hit?.fixed) return hit.identity;
+    const finished = socket.getFinished();
     if (hit && finished && hit.finished?.equals(finished)) return hit.identity;
     const identity = authenticatedPeer(socket);
-    this.bySocket.set(socket, { finished, identity });
+    this.bySocket.set(socket, { finished, identity, fixed: !!finished && socket.getProtocol() === 'TLSv1.3' });
     return identity;
   }
 }

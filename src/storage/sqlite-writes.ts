@@ -41,20 +41,29 @@ export class SqliteWrites {
     this.deleteCurrent = db.prepare('DELETE FROM current WHERE key = ?');
   }
 
+  /**
+   * A create: the key's last log row first. With none, the key has no live row either (a live key's current row
+   * names a log row of that key), so a new key — most creates — costs one index lookup, not two.
+   */
+  private create(op: Extract<WriteOp, { kind: 'create' }>, rev: number): Applied {
+    const lastRev = this.lastRev.get(op.key) as number | undefined;
+    if (lastRev !== undefined) {
+      const row = this.getCurrent.get(op.key) as CurrentRow | undefined;
+      if (row) return { result: { ok: false, current: toKeyValue(row) } };
+    }
+    // A re-created key continues its chain after the tombstone, keeping (key, prev_rev) unique.
+    this.insertLog.run(rev, op.key, rev, lastRev ?? 0, 0, op.value);
+    this.insertCurrent.run(op.key, rev);
+    const kv: KeyValue = { key: op.key, value: op.value, modRevision: rev, createRevision: rev };
+    return { result: { ok: true, kv }, event: { type: 'ADDED', kv } };
+  }
+
   /** Applies op as revision `rev` if its precondition holds; the caller advances the revision only on success. */
   apply(op: WriteOp, rev: number): Applied {
+    if (op.kind === 'create') return this.create(op, rev);
     const row = this.getCurrent.get(op.key) as CurrentRow | undefined;
     const cur = row && toKeyValue(row);
     switch (op.kind) {
-      case 'create': {
-        if (cur) return { result: { ok: false, current: cur } };
-        // A re-created key continues its chain after the tombstone, keeping (key, prev_rev) unique.
-        const prevRev = (this.lastRev.get(op.key) as number | undefined) ?? 0;
-        this.insertLog.run(rev, op.key, rev, prevRev, 0, op.value);
-        this.insertCurrent.run(op.key, rev);
-        const kv: KeyValue = { key: op.key, value: op.value, modRevision: rev, createRevision: rev };
-        return { result: { ok: true, kv }, event: { type: 'ADDED', kv } };
-      }
       case 'update': {
         if (!cur || cur.modRevision !== op.expectedRevision) return { result: cur ? { ok: false, current: cur } : { ok: false } };
         this.insertLog.run(rev, op.key, cur.createRevision, cur.modRevision, 0, op.value);

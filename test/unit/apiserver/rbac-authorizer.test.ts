@@ -125,9 +125,26 @@ describe('the RBAC authorizer over the bootstrap policy', () => {
     await c.waitFor('view to aggregate widgets', () => authz.authorize(jane, widgets).allowed);
     await c.client.resource(RBAC, 'clusterrolebindings').delete('', 'jane-view');
     assert.ok(!authz.authorize(jane, widgets).allowed);
+    assert.ok(!authz.authorize(jane, res('list', 'pods', { namespace: 'anywhere' })).allowed, 'nor a decision remembered from before');
     // rules review: what jane may do in team (the devs Role plus the self-review rules)
     const rules = authz.rulesFor(jane, 'team');
     assert.ok(rules.some((r) => r.resourceNames?.includes('settings')));
     assert.ok(rules.some((r) => r.resources?.includes('selfsubjectaccessreviews')));
+  });
+
+  it('remembers decisions only while no role or binding changes', async () => {
+    const get = res('get', 'secrets', { namespace: 'team', name: 's' });
+    assert.ok(!authz.authorize(jane, get).allowed);
+    await create('roles', 'team', { apiVersion: RBAC, kind: 'Role', metadata: { name: 'secret-reader' }, rules: [{ verbs: ['list'], apiGroups: [''], resources: ['secrets'] }] });
+    await create('rolebindings', 'team', { apiVersion: RBAC, kind: 'RoleBinding', metadata: { name: 'jane-secrets' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'secret-reader' }, subjects: [{ kind: 'User', name: 'jane' }] });
+    assert.ok(!authz.authorize(jane, get).allowed, 'list only');
+    const roles = c.client.resource(RBAC, 'roles');
+    const role = await roles.get('team', 'secret-reader');
+    await roles.update('team', { ...role, rules: [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['secrets'] }] } as KObject);
+    assert.deepEqual(authz.authorize(jane, get), { allowed: true, reason: 'RBAC: allowed by RoleBinding "jane-secrets/team" of Role "secret-reader" to User "jane"' });
+    assert.ok(!authz.authorize({ ...jane, groups: ['system:authenticated'] }, res('get', 'configmaps', { namespace: 'team', name: 'settings' })).allowed, 'groups are part of the user');
+    assert.ok(authz.authorize(jane, res('get', 'configmaps', { namespace: 'team', name: 'settings' })).allowed);
+    await c.client.resource(RBAC, 'rolebindings').delete('team', 'jane-secrets');
+    assert.ok(!authz.authorize(jane, get).allowed);
   });
 });

@@ -1,11 +1,65 @@
 // Fast paths on the write path against the straightforward code they replaced.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { duplicateFields } from '../../../src/machinery/field-validation.js';
+import { checkAgainstSchema, duplicateFields } from '../../../src/machinery/field-validation.js';
+import { podSchema, set } from './apply-fixtures.js';
+import { normalizePodEncoding } from '../../../src/api/core-pod-encoding.js';
+import type { Pod } from '../../../src/api/core-pod-types.js';
 import { formatTime } from '../../../src/machinery/managed-fields.js';
 import { clone, rfc3339 } from '../../../src/machinery/object.js';
+import { isQualifiedName } from '../../../src/machinery/validation.js';
 
 describe('write-path fast paths', () => {
+  it('isQualifiedName gives the same (read-only) answers when it remembers them, also after forgetting', () => {
+    const bad = [...isQualifiedName('x<y')];
+    assert.ok(bad.length > 0);
+    assert.deepEqual(isQualifiedName('x<y'), bad);
+    assert.deepEqual(isQualifiedName('example.com/app'), []);
+    assert.ok(Object.isFrozen(isQualifiedName('example.com/app')));
+    for (let i = 0; i < 5000; i++) isQualifiedName(`k${i}`);
+    assert.deepEqual(isQualifiedName('x<y'), bad);
+    assert.deepEqual(isQualifiedName('/a'), ['prefix part must be non-empty']);
+  });
+
+  it('pod normalisation (one table lookup per key) drops zero omitempty fields and nulls and fills Go\'s always-written ones', () => {
+    const pod = {
+      spec: {
+        containers: [{ name: 'c', image: '', ports: [{ containerPort: 80, hostPort: 0, protocol: null }], resources: null, env: [{ name: 'a', value: '' }] }],
+        nodeSelector: {},
+        hostNetwork: false,
+        tolerations: [{ key: '', operator: 'Exists' }],
+        weird: null,
+        volumes: [{ name: 'v', downwardAPI: { items: [{ path: 'x', resourceFieldRef: { resource: 'limits.cpu' } }] } }],
+      },
+      status: { phase: '', conditions: [{ type: 'Ready', status: 'True', reason: '' }], containerStatuses: [{ name: 'c', state: null, ready: false, restartCount: 0 }] },
+    } as unknown as Pod;
+    normalizePodEncoding(pod);
+    assert.deepEqual(pod, {
+      spec: {
+        containers: [{ name: 'c', ports: [{ containerPort: 80 }], resources: {}, env: [{ name: 'a' }] }],
+        tolerations: [{ operator: 'Exists' }],
+        volumes: [{ name: 'v', downwardAPI: { items: [{ path: 'x', resourceFieldRef: { resource: 'limits.cpu', divisor: '0' } }] } }],
+      },
+      status: {
+        conditions: [{ type: 'Ready', status: 'True', lastProbeTime: null, lastTransitionTime: null }],
+        containerStatuses: [{ name: 'c', state: {}, ready: false, restartCount: 0, lastState: {} }],
+      },
+    });
+  });
+
+  it('the schema walk names the paths of type errors and unknown fields (kept as a stack, spelled out on demand)', () => {
+    const body = { metadata: { name: 1, nope: 2 }, spec: { containers: [{ name: 'a', bad: 1 }, null, { name: 2, args: ['x', 3] }], replicas: 'x' } };
+    assert.deepEqual(checkAgainstSchema(body, podSchema, set), {
+      typeErrors: [
+        'json: cannot unmarshal number into Go struct field ObjectMeta.metadata.name of type string',
+        'json: cannot unmarshal number into Go struct field Container.spec.containers[2].name of type string',
+        'json: cannot unmarshal number into Go struct field Container.spec.containers[2].args[1] of type string',
+        'json: cannot unmarshal string into Go struct field PodSpec.spec.replicas of type int32',
+      ],
+      unknownFields: ['metadata.nope', 'spec.containers[0].bad'],
+    });
+  });
+
   it('rfc3339 and formatTime floor to the second exactly as before', () => {
     const times = [0, 1, 999, 1000, -1, -500, -1000, -1001, 1_700_000_000_123, Date.UTC(9999, 11, 31, 23, 59, 59, 999), Date.UTC(10000, 0, 1, 0, 0, 0, 1), -62198755200001];
     for (const ms of times) {
@@ -20,6 +74,15 @@ describe('write-path fast paths', () => {
     assert.deepEqual(duplicateFields('{"a":1,"b":{"c":1,"c":2},"a":3}'), ['b.c', 'a']);
     assert.deepEqual(duplicateFields('{"\\u0061":1,"a":2,"x\\"y":[{"k":1,"k":2}],"x\\"y":0}'), ['a', 'x"y[0].k', 'x"y']);
     assert.deepEqual(duplicateFields('{"a":{"é":1,"\\u00e9":2}}'), ['a.é']);
+    // values of every kind are skipped, including strings with escaped quotes and braces
+    assert.deepEqual(
+      duplicateFields('{ "s": "x\\"}{,", "n": -1.5e3, "t": true, "z": null, "l": [[1, {"q": "]", "q": 2}], []], "e": {}, "s": 0 }'),
+      ['l[0][1].q', 's'],
+    );
+    assert.deepEqual(duplicateFields('{"":{"x":1,"x":2},"a":[{"":1,"":2}]}'), ['x', 'a[0].']);
+    assert.deepEqual(duplicateFields('{"a":1,"a":'), ['a'], 'a truncated body keeps what was found');
+    const many = Array.from({ length: 40 }, (_, i) => `"k${i}":1`);
+    assert.deepEqual(duplicateFields(`{${[...many, '"k3":2', '"k30":2', '"k3":3'].join(',')}}`), ['k3', 'k30', 'k3'], 'a large object');
     assert.deepEqual(duplicateFields('{"a":1,"a'), []);
     assert.deepEqual(duplicateFields('{"a":1,"a\u0001":2,"a\u0001":3}'), []);
   });

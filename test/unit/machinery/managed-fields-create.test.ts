@@ -124,6 +124,10 @@ describe('managedFields of a create, written straight from the object', () => {
       {},
       { metadata: { name: 'n', undefinedValue: undefined }, spec: { containers: [] } },
       { kind: 'Pod', spec: 'not-a-map', status: [1] },
+      // lists keyed by one string field in every item: sorted by Go's order, repeated keys owned as a whole
+      { spec: { containers: [{ name: 'b' }, { name: 'a', image: '1' }, { name: '\u{1F600}', image: 'x' }, { name: 'a', image: '2' }, { name: '\uE000' }, { name: 'q"<' }] } },
+      { spec: { containers: [{ name: 'only', args: ['x'] }] } },
+      { spec: { containers: [{ name: 'n' }, { name: 1 }] } },
     ];
     for (const c of cases) same(c, podSchema, fixtureSet);
     // nothing ownable: no entry at all

@@ -161,3 +161,15 @@ describe('fromJSON (Quantity.UnmarshalJSON)', () => {
   for (const [v, want] of cases) it(JSON.stringify(v), () => assert.equal(Quantity.fromJSON(v).toString(), want));
   it('rejects other JSON types', () => assert.throws(() => Quantity.fromJSON(true), QuantityParseError));
 });
+
+describe('parsed quantities are remembered', () => {
+  it('gives the same answer (and the same errors) again, also after the memory was cleared', () => {
+    const first = Quantity.parse('1.500k');
+    assert.equal(Quantity.parse('1.500k').toString(), first.toString());
+    assert.throws(() => Quantity.parse('1.5.0'), QuantityParseError);
+    assert.throws(() => Quantity.parse('1.5.0'), QuantityParseError);
+    for (let i = 0; i < 5000; i++) Quantity.parse(`${i}m`);
+    assert.equal(Quantity.parse('1.500k').toString(), '1.500k');
+    assert.equal(Quantity.parse('4999m').canonical(), '4999m');
+  });
+});

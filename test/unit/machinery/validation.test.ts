@@ -32,7 +32,7 @@ const NAME_PART =
 const VALUE =
   "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
 
-const table = (fn: (v: string) => string[], cases: [string, string[]][]): void => {
+const table = (fn: (v: string) => readonly string[], cases: [string, string[]][]): void => {
   for (const [input, want] of cases) {
     it(JSON.stringify(input.length > 40 ? `${input.slice(0, 20)}…(${input.length})` : input), () => assert.deepEqual(fn(input), want));
   }

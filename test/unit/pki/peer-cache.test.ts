@@ -17,6 +17,8 @@ describe('PeerIdentityCache', () => {
   let port: number;
   let dir: string;
   let reads = 0;
+  let finishedReads = 0;
+  const wrapped = new WeakSet<TLSSocket>();
   const cache = new PeerIdentityCache();
 
   before(async () => {
@@ -28,6 +30,11 @@ describe('PeerIdentityCache', () => {
         const socket = req.socket as TLSSocket;
         const read = socket.getPeerCertificate.bind(socket);
         socket.getPeerCertificate = ((detailed?: boolean) => (reads++, read(detailed as true))) as typeof socket.getPeerCertificate;
+        if (!wrapped.has(socket)) {
+          wrapped.add(socket);
+          const finished = socket.getFinished.bind(socket);
+          socket.getFinished = () => (finishedReads++, finished());
+        }
         res.end(JSON.stringify(cache.identity(socket)));
       },
     );
@@ -70,6 +77,21 @@ describe('PeerIdentityCache', () => {
       assert.equal(reads, 2, 'no certificate, no read; and the admin connection is still cached');
     } finally {
       for (const a of [admin, other, anonymous]) a.destroy();
+    }
+  });
+
+  it('a TLS 1.3 connection keeps its first answer; a TLS 1.2 one checks its handshake at every request', async () => {
+    const tls13 = new Agent({ keepAlive: true, maxSockets: 1, ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem });
+    const tls12 = new Agent({ keepAlive: true, maxSockets: 1, ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem, maxVersion: 'TLSv1.2' });
+    try {
+      finishedReads = 0;
+      for (let i = 0; i < 3; i++) assert.deepEqual(await get(tls13), { user: 'kubernetes-admin', groups: ['system:masters'] });
+      assert.equal(finishedReads, 1);
+      finishedReads = 0;
+      for (let i = 0; i < 3; i++) assert.deepEqual(await get(tls12), { user: 'kubernetes-admin', groups: ['system:masters'] });
+      assert.equal(finishedReads, 3);
+    } finally {
+      for (const a of [tls13, tls12]) a.destroy();
     }
   });
 });
