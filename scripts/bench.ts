@@ -148,7 +148,7 @@ async function main(): Promise<void> {
     lines.push(`| ${k} | ${v} |`);
     console.log(`${k}: ${v}`);
   };
-  // K1S_BENCH_ONLY=scheduler runs just the scheduling figures
+  // K1S_BENCH_ONLY=scheduler|node|cli|network runs just those figures (api: see below)
   if (process.env.K1S_BENCH_ONLY === 'node') {
     await benchNode(row);
     console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
@@ -288,11 +288,14 @@ async function main(): Promise<void> {
   await stop(server);
   row('raw better-sqlite3 commits (WAL, synchronous=FULL, one insert per transaction)', `${rawSqliteRate(dir, 3000).toFixed(0)}/s`);
   rmSync(dir, { recursive: true, force: true });
-  await benchControllers(row);
-  await benchScheduler(row);
-  await benchNode(row);
-  await benchNetwork(row);
-  await benchCli(row);
+  // K1S_BENCH_ONLY=api stops after the start-up and API-server figures
+  if (process.env.K1S_BENCH_ONLY !== 'api') {
+    await benchControllers(row);
+    await benchScheduler(row);
+    await benchNode(row);
+    await benchNetwork(row);
+    await benchCli(row);
+  }
   console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
 }
 
