@@ -32,12 +32,16 @@ export function rssMiB(pid: number): number {
 }
 
 /** `k1s server` without its node unless `opts.agent` (a real node: root, containerd) */
-export async function startServer(dataDir: string, extraArgs: string[] = [], opts: { agent?: boolean } = {}): Promise<{ server: Server; readyMs: number }> {
+export async function startServer(
+  dataDir: string,
+  extraArgs: string[] = [],
+  opts: { agent?: boolean; nodeArgs?: string[] } = {},
+): Promise<{ server: Server; readyMs: number }> {
   const kubeconfig = join(dataDir, 'kubeconfig');
   const t0 = performance.now();
   // K1S_BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the server
   // the flags `k1s start` runs its server with, then the bench's own (the last value of a flag wins)
-  const nodeArgs = [...SERVER_NODE_FLAGS, ...(process.env.K1S_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+  const nodeArgs = [...SERVER_NODE_FLAGS, ...(opts.nodeArgs ?? []), ...(process.env.K1S_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
   const proc = spawn(process.execPath, [...nodeArgs, bin, 'server', '--data-dir', dataDir, '--https-listen-port', '0', '--write-kubeconfig', kubeconfig, ...(opts.agent ? [] : ['--disable-agent']), ...extraArgs], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
