@@ -18,10 +18,14 @@ const crc32 = zlib.crc32; // node >= 20.15
 
 const bundle = fileURLToPath(new URL('../dist/k1s.cjs', import.meta.url));
 
-/** The code cache for a process with these node flags: dist/k1s.cjs.cache without any, dist/k1s.cjs.<hash>.cache else. */
-export function codeCacheFile(execArgv = process.execArgv) {
-  if (!execArgv.length) return `${bundle}.cache`;
-  return `${bundle}.${createHash('sha256').update(execArgv.join('\0')).digest('hex').slice(0, 12)}.cache`;
+/**
+ * The code cache for a process with these node flags (command line and NODE_OPTIONS): dist/k1s.cjs.cache without
+ * any, dist/k1s.cjs.<hash>.cache else.
+ */
+export function codeCacheFile(execArgv = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? '') {
+  const flags = [...execArgv, ...nodeOptions.split(/\s+/).filter(Boolean)];
+  if (!flags.length) return `${bundle}.cache`;
+  return `${bundle}.${createHash('sha256').update(flags.join('\0')).digest('hex').slice(0, 12)}.cache`;
 }
 
 function loadBundle() {

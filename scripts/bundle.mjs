@@ -158,7 +158,7 @@ async function warmUp() {
         resolve(ready);
       });
     });
-    if (!ok || !existsSync(codeCacheFile(SERVER_NODE_FLAGS))) console.warn('warning: k1s warm-up run failed; no code cache written at build time');
+    if (!ok || !existsSync(codeCacheFile(SERVER_NODE_FLAGS, process.env.NODE_OPTIONS ?? ''))) console.warn('warning: k1s warm-up run failed; no code cache written at build time');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -20,11 +20,14 @@ test('the server node flags: bin/k1s runs with exactly them, `k1s start` adds th
 
 test('each set of node flags has its own code cache file (V8 rejects a cache made under other flags)', async () => {
   const href = pathToFileURL(join(repoRoot, 'bin/load-bundle.mjs')).href;
-  const { codeCacheFile } = (await import(href)) as { codeCacheFile(execArgv?: string[]): string };
-  const plain = codeCacheFile([]);
-  const server = codeCacheFile([...SERVER_NODE_FLAGS]);
+  const { codeCacheFile } = (await import(href)) as { codeCacheFile(execArgv?: string[], nodeOptions?: string): string };
+  const plain = codeCacheFile([], '');
+  const server = codeCacheFile([...SERVER_NODE_FLAGS], '');
   assert.equal(plain, join(repoRoot, 'dist/k1s.cjs.cache'));
   assert.match(server, /dist\/k1s\.cjs\.[0-9a-f]{12}\.cache$/);
-  assert.notEqual(codeCacheFile(['--inspect']), server);
-  assert.equal(codeCacheFile([...SERVER_NODE_FLAGS]), server, 'stable');
+  assert.notEqual(codeCacheFile(['--inspect'], ''), server);
+  assert.equal(codeCacheFile([...SERVER_NODE_FLAGS], ''), server, 'stable');
+  // NODE_OPTIONS sets flags too
+  assert.notEqual(codeCacheFile([...SERVER_NODE_FLAGS], '--max-old-space-size=8192'), server);
+  assert.equal(codeCacheFile([], ' --max-semi-space-size=64 '), server, 'the same flags, wherever they are given');
 });
