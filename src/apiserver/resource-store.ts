@@ -75,7 +75,7 @@ export class ResourceStore {
   }
 
   /** The decoded object of a revision, shared: nobody may modify it (frozen with K1S_FREEZE_WATCH_OBJECTS=1). */
-  private readOnly(kv: KeyValue): KObject {
+  readOnly(kv: KeyValue): KObject {
     let obj = this.revisions.get(kv);
     if (!obj) {
       obj = this.parse(kv);
@@ -102,6 +102,17 @@ export class ResourceStore {
       this.revisions.expect(key, value, copy);
     }
     return value;
+  }
+
+  /**
+   * Compare-and-swap of `obj` (without resourceVersion) over revision `kv`, for writers that build the new object
+   * themselves and never touch it again (pods/binding): a watched key keeps `obj` itself as its next revision's
+   * decoded object, so watchers need not parse what was just encoded.
+   */
+  async writeKept(kv: KeyValue, obj: KObject): Promise<boolean> {
+    const value = JSON.stringify(obj);
+    if (!this.def.storedAs && this.deps.store.watched?.(kv.key) !== false) this.revisions.expect(kv.key, value, obj);
+    return (await this.deps.store.update(kv.key, value, kv.modRevision)).ok;
   }
 
   private readonly triggerFns = new Map<string, (kv: KeyValue) => string | undefined>();
