@@ -3,7 +3,7 @@
 import type { KObject, ResourceDefinition } from '../api/types.js';
 import { apiVersionOf } from '../api/types.js';
 import { errors, FieldError, StatusError, type GroupResource } from '../machinery/errors.js';
-import { clone, deepEqual, generateName, newUid, rfc3339 } from '../machinery/object.js';
+import { clone, cloneSharing, deepEqual, generateName, newUid, rfc3339 } from '../machinery/object.js';
 import type { Schema, SchemaSet } from '../machinery/schema.js';
 import type { KeyValue, Store } from '../storage/types.js';
 import type { DeleteOptions, RequestContext } from './context.js';
@@ -88,7 +88,7 @@ export class ResourceStore {
    * The stored value of `obj`; for a watched key, a copy of `obj` is what its next revision decodes to.
    * `shared`: nobody changes `obj` after the write (it is only serialised), so it is kept itself, not a copy.
    */
-  private encodeWrite(key: string, obj: KObject, opts: { shared?: boolean } = {}): string {
+  private encodeWrite(key: string, obj: KObject, opts: { shared?: boolean; base?: KObject } = {}): string {
     // a shared result is only serialised afterwards: its response is then the stored text plus its revision
     const value = opts.shared && !this.def.storedAs && obj.metadata.resourceVersion === undefined ? encodeRemembered(obj) : this.encode(obj);
     // unwatched keys (most events): a copy nobody reads would only cost; the next update parses instead
@@ -97,7 +97,9 @@ export class ResourceStore {
         this.revisions.expect(key, value, obj);
         return value;
       }
-      const copy = clone(obj);
+      // an update's kept copy shares what did not change with the current revision (both read-only); metadata is
+      // always its own (resourceVersion is dropped from it)
+      const copy = opts.base ? cloneSharing(obj, opts.base, 2) : clone(obj);
       delete copy.metadata.resourceVersion;
       this.revisions.expect(key, value, copy);
     }
@@ -252,7 +254,7 @@ export class ResourceStore {
         const del = await this.deps.store.delete(kv!.key, { expectedRevision: kv!.modRevision });
         if (del.ok) return { object: obj, created: false };
       } else {
-        const res = await this.deps.store.update(kv!.key, this.encodeWrite(kv!.key, obj), kv!.modRevision);
+        const res = await this.deps.store.update(kv!.key, this.encodeWrite(kv!.key, obj, { base: current }), kv!.modRevision);
         if (res.ok) {
           obj.metadata.resourceVersion = String(res.kv.modRevision);
           return { object: obj, created: false };
@@ -297,7 +299,8 @@ export class ResourceStore {
     if (subresource === 'status') {
       // the status subresource changes status and annotations (kube's status strategies reset spec and labels but
       // keep the new annotations: the deployment controller records revisions through deployments/status)
-      const next: KObject = { ...clone(current), status: obj.status };
+      const next = statusUpdateBase(current, !ctx.managedFieldsDone);
+      next.status = obj.status;
       if (meta.annotations === undefined) delete next.metadata.annotations;
       else next.metadata.annotations = meta.annotations;
       if (st.prepareForStatusUpdate) st.prepareForStatusUpdate(next, current);
@@ -445,6 +448,28 @@ export class ResourceStore {
     if (meta.generation !== undefined && changed && this.def.hasGeneration) meta.generation += 1;
     return changed;
   }
+}
+
+/**
+ * A copy of `current` for a status update to put its status in (what { ...clone(current), status } was, keys in the
+ * same order) without copying the status it replaces; `replacedManagedFields`: managedFields are recomputed
+ * (assigned, never changed in place), so the current list is shared instead of copied.
+ */
+function statusUpdateBase(current: KObject, replacedManagedFields: boolean): KObject {
+  const next: Record<string, unknown> = {};
+  const cur = current as unknown as Record<string, unknown>;
+  for (const k in cur) {
+    if (!Object.prototype.hasOwnProperty.call(cur, k)) continue;
+    if (k === 'status') next.status = undefined; // the key's place
+    else if (k !== 'metadata' || !replacedManagedFields) next[k] = clone(cur[k]);
+    else {
+      const meta: Record<string, unknown> = {};
+      const cm = current.metadata as Record<string, unknown>;
+      for (const m in cm) if (Object.prototype.hasOwnProperty.call(cm, m)) meta[m] = m === 'managedFields' ? cm[m] : clone(cm[m]);
+      next.metadata = meta;
+    }
+  }
+  return next as unknown as KObject;
 }
 
 function shouldDeleteDuringUpdate(obj: KObject): boolean {

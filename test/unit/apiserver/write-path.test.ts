@@ -187,4 +187,30 @@ describe('write path', () => {
     // the watcher's ADDED object (shared with the store) is as it was
     assert.equal(JSON.stringify(events[0]!.object), JSON.stringify(before));
   });
+
+  it('a status update keeps exactly the stored revision for watchers and leaves the revision before it alone', async (t) => {
+    const h = await harness();
+    t.after(() => h.close());
+    const pods = h.api.client.resource('v1', 'pods');
+    const events: ClientWatchEvent[] = [];
+    const w = await pods.watch('default', {}, (ev) => events.push(ev));
+    t.after(() => w.stop());
+    const key = '/registry/core/pods/default/p';
+    const created = await pods.create('default', pod('p'));
+    const first = JSON.stringify(await storedObject(h.store, key));
+    for (const phase of ['Running', 'Succeeded']) {
+      const cur = await pods.get('default', 'p');
+      await pods.update('default', { ...cur, status: { ...(cur.status as object), phase, podIP: '10.0.0.1' } } as KObject, { subresource: 'status' });
+    }
+    await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(events.map((e) => e.type), ['ADDED', 'MODIFIED', 'MODIFIED']);
+    assert.equal(JSON.stringify(events[0]!.object), first);
+    assert.equal(JSON.stringify(events[2]!.object), JSON.stringify(await storedObject(h.store, key)));
+    assert.equal((events[1]!.object.status as { phase: string }).phase, 'Running');
+    assert.equal((events[2]!.object.status as { phase: string }).phase, 'Succeeded');
+    // the managedFields of the status writer and of the creator
+    const mf = events[2]!.object.metadata.managedFields!;
+    assert.deepEqual(mf.map((e) => [e.manager, e.operation, e.subresource ?? '']), [['k1s', 'Update', ''], ['k1s', 'Update', 'status']]);
+    assert.equal(created.metadata.uid, events[2]!.object.metadata.uid);
+  });
 });
