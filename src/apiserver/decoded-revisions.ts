@@ -10,6 +10,9 @@ interface Entry {
   rev: number | undefined;
   value: string | undefined;
   obj: KObject;
+  /** the key's committed revision before this one: a watch event's previous object (the watch hub's triggers
+   * and the watchers' selectors read it) */
+  prev?: { rev: number; obj: KObject };
 }
 
 export interface DecodedRevisionsOptions {
@@ -50,6 +53,7 @@ export class DecodedRevisions {
     const c = this.latest.get(kv.key);
     if (c === undefined) return this.revive(kv);
     if (c.rev === kv.modRevision) return c.obj;
+    if (c.prev !== undefined && c.prev.rev === kv.modRevision) return c.prev.obj;
     // a write of ours: its revision is known once committed, and its value is the very string it stored
     if (c.rev !== undefined || c.value !== kv.value) return undefined;
     c.obj.metadata.resourceVersion = String(kv.modRevision);
@@ -76,6 +80,13 @@ export class DecodedRevisions {
 
   private keep(key: string, e: Entry): void {
     if (!this.opts.enabled) return;
+    const before = this.latest.get(key);
+    if (before !== undefined) {
+      // a write of ours replaces the revision it read: keep that as the previous one (a pending write that never
+      // committed passes on its own previous)
+      const prev = before.rev !== undefined ? { rev: before.rev, obj: before.obj } : before.prev;
+      if (prev !== undefined && (e.rev === undefined || prev.rev < e.rev)) e.prev = prev;
+    }
     this.latest.delete(key);
     this.dropped.delete(key);
     this.latest.set(key, e);

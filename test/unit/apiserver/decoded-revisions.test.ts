@@ -5,7 +5,7 @@ import type { KObject } from '../../../src/api/types.js';
 import { DecodedRevisions } from '../../../src/apiserver/decoded-revisions.js';
 
 const obj = (name: string): KObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, resourceVersion: '1' } }) as KObject;
-const kv = (key: string, modRevision: number) => ({ key, modRevision, value: '', createRevision: 1 });
+const kv = (key: string, modRevision: number, value = '') => ({ key, modRevision, value, createRevision: 1 });
 
 describe('DecodedRevisions', () => {
   it('a revision dropped from the kept ones is found again while something holds its object, for that revision only', () => {
@@ -31,5 +31,21 @@ describe('DecodedRevisions', () => {
     r.remember('c', 6, obj('c')); // drops a@5
     assert.equal(r.get(kv('a', 1)), undefined);
     assert.equal(r.get(kv('a', 5)), a2);
+  });
+
+  it('a write keeps the revision it replaces as the previous one, for the watch event that reads both', () => {
+    const r = new DecodedRevisions({ enabled: true, freeze: false });
+    const a1 = obj('a');
+    r.remember('a', 1, a1);
+    const a2 = { ...obj('a'), metadata: { name: 'a' } } as KObject;
+    r.expect('a', 'v2', a2);
+    assert.equal(r.get(kv('a', 1)), a1);
+    assert.equal(r.get(kv('a', 2, 'v2')), a2);
+    assert.equal(a2.metadata.resourceVersion, '2');
+    assert.equal(r.get(kv('a', 1)), a1);
+    // the next write drops the oldest
+    r.expect('a', 'v3', obj('a'));
+    assert.equal(r.get(kv('a', 1)), undefined);
+    assert.equal(r.get(kv('a', 2)), a2);
   });
 });
