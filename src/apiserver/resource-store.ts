@@ -224,6 +224,8 @@ export class ResourceStore {
       readsCurrent?: boolean;
       /** every object `mutate` returns is new and the store's to change (else it works on a copy) */
       freshDesired?: boolean;
+      /** `mutate` only reads its argument: it gets the shared current object itself, not a copy */
+      currentReadOnly?: boolean;
     },
   ): Promise<{ object: KObject; created: boolean }> {
     for (let attempt = 0; ; attempt++) {
@@ -231,7 +233,7 @@ export class ResourceStore {
       if (!kv && !opts.allowCreate) throw errors.notFound(this.gr, name);
       // read-only from here on (admission's `old`, the strategy's `old`, managedFields' `live`): only copies change
       const current = kv ? this.readOnly(kv) : undefined;
-      const desired = await mutate(current && opts.readsCurrent !== false ? clone(current) : undefined);
+      const desired = await mutate(current && opts.readsCurrent !== false ? (opts.currentReadOnly ? current : clone(current)) : undefined);
       if (!current) {
         const created = await this.create(ctx, namespace, desired);
         return { object: created, created: true };

@@ -213,4 +213,25 @@ describe('write path', () => {
     assert.deepEqual(mf.map((e) => [e.manager, e.operation, e.subresource ?? '']), [['k1s', 'Update', ''], ['k1s', 'Update', 'status']]);
     assert.equal(created.metadata.uid, events[2]!.object.metadata.uid);
   });
+
+  it('a patch works on the stored object itself and leaves it alone (the patch functions copy what they patch)', async (t) => {
+    const h = await harness();
+    t.after(() => h.close());
+    const pods = h.api.client.resource('v1', 'pods');
+    const events: ClientWatchEvent[] = [];
+    const w = await pods.watch('default', {}, (ev) => events.push(ev));
+    t.after(() => w.stop());
+    const key = '/registry/core/pods/default/p';
+    await pods.create('default', pod('p'));
+    const first = JSON.stringify(await storedObject(h.store, key));
+    await pods.patch('default', 'p', 'merge', { metadata: { labels: { b: 'c' } } });
+    await pods.patch('default', 'p', 'json', [{ op: 'add', path: '/metadata/labels/d', value: 'e' }]);
+    await pods.patch('default', 'p', 'strategic', { spec: { containers: [{ name: 'c', image: 'busybox:2' }] } });
+    await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(events.map((e) => e.type), ['ADDED', 'MODIFIED', 'MODIFIED', 'MODIFIED']);
+    assert.equal(JSON.stringify(events[0]!.object), first);
+    assert.deepEqual(events[1]!.object.metadata.labels, { app: 'a', b: 'c' });
+    assert.deepEqual(events[2]!.object.metadata.labels, { app: 'a', b: 'c', d: 'e' });
+    assert.equal(JSON.stringify(events[3]!.object), JSON.stringify(await storedObject(h.store, key)));
+  });
 });
