@@ -3,7 +3,7 @@
 import type { KObject, ResourceDefinition } from '../api/types.js';
 import { apiVersionOf } from '../api/types.js';
 import { errors, FieldError, StatusError, type GroupResource } from '../machinery/errors.js';
-import { clone, cloneSharing, deepEqual, generateName, newUid, rfc3339 } from '../machinery/object.js';
+import { clone, deepEqual, generateName, newUid, rfc3339 } from '../machinery/object.js';
 import type { Schema, SchemaSet } from '../machinery/schema.js';
 import type { KeyValue, Store } from '../storage/types.js';
 import type { DeleteOptions, RequestContext } from './context.js';
@@ -88,7 +88,7 @@ export class ResourceStore {
    * The stored value of `obj`; for a watched key, a copy of `obj` is what its next revision decodes to.
    * `shared`: nobody changes `obj` after the write (it is only serialised), so it is kept itself, not a copy.
    */
-  private encodeWrite(key: string, obj: KObject, opts: { shared?: boolean; base?: KObject } = {}): string {
+  private encodeWrite(key: string, obj: KObject, opts: { shared?: boolean } = {}): string {
     // a shared result is only serialised afterwards: its response is then the stored text plus its revision
     const value = opts.shared && !this.def.storedAs && obj.metadata.resourceVersion === undefined ? encodeRemembered(obj) : this.encode(obj);
     // unwatched keys (most events): a copy nobody reads would only cost; the next update parses instead
@@ -97,9 +97,7 @@ export class ResourceStore {
         this.revisions.expect(key, value, obj);
         return value;
       }
-      // an update's kept copy shares what did not change with the current revision (both read-only); metadata is
-      // always its own (resourceVersion is dropped from it)
-      const copy = opts.base ? cloneSharing(obj, opts.base, 2) : clone(obj);
+      const copy = clone(obj);
       delete copy.metadata.resourceVersion;
       this.revisions.expect(key, value, copy);
     }
@@ -256,7 +254,7 @@ export class ResourceStore {
         const del = await this.deps.store.delete(kv!.key, { expectedRevision: kv!.modRevision });
         if (del.ok) return { object: obj, created: false };
       } else {
-        const res = await this.deps.store.update(kv!.key, this.encodeWrite(kv!.key, obj, { base: current }), kv!.modRevision);
+        const res = await this.deps.store.update(kv!.key, this.encodeWrite(kv!.key, obj), kv!.modRevision);
         if (res.ok) {
           obj.metadata.resourceVersion = String(res.kv.modRevision);
           return { object: obj, created: false };

@@ -47,54 +47,6 @@ function copyJson(v: unknown, depth: number): unknown {
   return out;
 }
 
-/**
- * clone(v), except that a subtree equal to the same place in `base` (same keys in the same order, as decoding
- * the JSON of either gives) is `base`'s own object: for keeping the next revision of an object beside the
- * read-only current one. Objects less than `freshDepth` deep are always new (the caller may change them).
- */
-export function cloneSharing<T>(v: T, base: unknown, freshDepth = 0): T {
-  if (v === undefined) return v;
-  const copy = shareJson(v, base, 0, freshDepth);
-  return (copy === NOT_PLAIN ? clone(v) : copy) as T;
-}
-
-function shareJson(v: unknown, base: unknown, depth: number, fresh: number): unknown {
-  if (v === base && depth >= fresh && typeof v === 'object' && v !== null) return v; // already the kept object
-  if (typeof v !== 'object' || v === null || typeof base !== 'object' || base === null || depth > 100) return copyJson(v, depth);
-  if (Array.isArray(v)) {
-    if (!Array.isArray(base) || base.length !== v.length) return copyJson(v, depth);
-    const out = new Array<unknown>(v.length);
-    let same = depth >= fresh;
-    for (let i = 0; i < v.length; i++) {
-      const c = shareJson(v[i], base[i], depth + 1, fresh);
-      if (c === NOT_PLAIN) return NOT_PLAIN;
-      out[i] = c;
-      if (c !== base[i]) same = false;
-    }
-    return same ? base : out;
-  }
-  if ('toJSON' in v || Array.isArray(base)) return copyJson(v, depth);
-  const proto = Object.getPrototypeOf(v);
-  if (proto !== Object.prototype && proto !== null) return NOT_PLAIN;
-  const b = base as Record<string, unknown>;
-  const baseKeys = Object.keys(b);
-  const out: Record<string, unknown> = {};
-  let same = depth >= fresh;
-  let n = 0;
-  for (const k in v) {
-    if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
-    const x = (v as Record<string, unknown>)[k];
-    if (x === undefined || typeof x === 'function' || typeof x === 'symbol') continue; // JSON drops these
-    if (k === '__proto__') return NOT_PLAIN;
-    const c = shareJson(x, b[k], depth + 1, fresh);
-    if (c === NOT_PLAIN) return NOT_PLAIN;
-    out[k] = c;
-    if (same && (baseKeys[n] !== k || c !== b[k])) same = false;
-    n++;
-  }
-  return same && n === baseKeys.length ? base : out;
-}
-
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
