@@ -10,6 +10,9 @@ interface Entry {
   rev: number | undefined;
   value: string | undefined;
   obj: KObject;
+  /** the key's committed revision before this one: a watch event's previous object (the watch hub's triggers
+   * and the watchers' selectors read it) */
+  prev?: { rev: number; obj: KObject };
 }
 
 export interface DecodedRevisionsOptions {
@@ -19,21 +22,38 @@ export interface DecodedRevisionsOptions {
   freeze: boolean;
   /** how many keys are kept, least recently stored dropped first (default 2048: the objects being written now) */
   size?: number;
+  /** how many dropped revisions are remembered weakly (default 65536) */
+  droppedSize?: number;
+}
+
+/** A committed revision dropped from the kept ones: its object lives on while others (informers) hold it. */
+interface Dropped {
+  rev: number;
+  ref: WeakRef<KObject>;
 }
 
 export class DecodedRevisions {
   private readonly latest = new Map<string, Entry>();
   private readonly size: number;
+  /**
+   * Revisions dropped from `latest`, held weakly: in-process informers share the decoded objects of watch events
+   * (a scheduler's pending pods), so the one a later write reads is often still alive after thousands of other
+   * writes, and a copy of it beats parsing the stored text again. Bounded like `latest` (entries are small).
+   */
+  private readonly dropped = new Map<string, Dropped>();
+  private readonly droppedSize: number;
 
   constructor(private readonly opts: DecodedRevisionsOptions) {
     this.size = opts.size ?? 2048;
+    this.droppedSize = opts.droppedSize ?? 65536;
   }
 
   /** The kept object of exactly this revision, if any (shared: never to be modified). */
   get(kv: KeyValue): KObject | undefined {
     const c = this.latest.get(kv.key);
-    if (c === undefined) return undefined;
+    if (c === undefined) return this.revive(kv);
     if (c.rev === kv.modRevision) return c.obj;
+    if (c.prev !== undefined && c.prev.rev === kv.modRevision) return c.prev.obj;
     // a write of ours: its revision is known once committed, and its value is the very string it stored
     if (c.rev !== undefined || c.value !== kv.value) return undefined;
     c.obj.metadata.resourceVersion = String(kv.modRevision);
@@ -60,9 +80,39 @@ export class DecodedRevisions {
 
   private keep(key: string, e: Entry): void {
     if (!this.opts.enabled) return;
+    const before = this.latest.get(key);
+    if (before !== undefined) {
+      // a write of ours replaces the revision it read: keep that as the previous one (a pending write that never
+      // committed passes on its own previous)
+      const prev = before.rev !== undefined ? { rev: before.rev, obj: before.obj } : before.prev;
+      if (prev !== undefined && (e.rev === undefined || prev.rev < e.rev)) e.prev = prev;
+    }
     this.latest.delete(key);
+    this.dropped.delete(key);
     this.latest.set(key, e);
-    if (this.latest.size > this.size) this.latest.delete(this.latest.keys().next().value!);
+    if (this.latest.size > this.size) {
+      const [oldKey, old] = this.latest.entries().next().value!;
+      this.latest.delete(oldKey);
+      // a write still uncommitted is not worth keeping: its revision is unknown
+      if (old.rev !== undefined) {
+        this.dropped.set(oldKey, { rev: old.rev, ref: new WeakRef(old.obj) });
+        if (this.dropped.size > this.droppedSize) this.dropped.delete(this.dropped.keys().next().value!);
+      }
+    }
+  }
+
+  /** A dropped revision's object if it is this revision and still alive; kept again. */
+  private revive(kv: KeyValue): KObject | undefined {
+    const d = this.dropped.get(kv.key);
+    if (d === undefined) return undefined;
+    if (d.rev !== kv.modRevision) return undefined;
+    const obj = d.ref.deref();
+    if (obj === undefined) {
+      this.dropped.delete(kv.key);
+      return undefined;
+    }
+    this.keep(kv.key, { rev: d.rev, value: undefined, obj });
+    return obj;
   }
 }
 

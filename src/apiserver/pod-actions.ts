@@ -45,8 +45,10 @@ async function assignPod(pods: ResourceStore, ctx: RequestContext, namespace: st
   const refuse = (why: string) => errors.conflict({ group: '', resource: 'pods/binding' }, name, why);
   for (let attempt = 0; attempt < maxRetries; attempt++) {
     const kv = await pods.getKV(namespace, name);
-    const pod = pods.decode(kv) as Pod;
-    const meta = pod.metadata;
+    // the stored pod, shared (read-only): the bound pod copies only what it changes (metadata, spec, status and
+    // its conditions list) and shares the rest, as the store keeps it as the next revision's decoded object
+    const current = pods.readOnly(kv) as Pod;
+    const meta = current.metadata;
     const pre = (what: string, want: string | undefined, have: string | undefined) => {
       if (!want || want === have) return;
       const key = `/registry/pods/${namespace}/${name}`;
@@ -56,15 +58,22 @@ async function assignPod(pods: ResourceStore, ctx: RequestContext, namespace: st
     pre('UID', binding.metadata.uid, meta.uid);
     pre('ResourceVersion', binding.metadata.resourceVersion, meta.resourceVersion);
     if (meta.deletionTimestamp) throw refuse(`pod ${name} is being deleted, cannot be assigned to a host`);
-    if (pod.spec?.nodeName) throw refuse(`pod ${name} is already assigned to node "${pod.spec.nodeName}"`);
-    if (pod.spec?.schedulingGates?.length) throw refuse(`pod ${name} has non-empty .spec.schedulingGates`);
-    (pod.spec ??= {}).nodeName = node;
+    if (current.spec?.nodeName) throw refuse(`pod ${name} is already assigned to node "${current.spec.nodeName}"`);
+    if (current.spec?.schedulingGates?.length) throw refuse(`pod ${name} has non-empty .spec.schedulingGates`);
+    // assignments keep a key's place and append a new one, as the in-place changes of a decoded copy did
+    const pod = { ...current } as Pod;
+    const podMeta = (pod.metadata = { ...meta });
+    delete podMeta.resourceVersion;
+    pod.spec = { ...(current.spec ?? {}), nodeName: node } as Pod['spec'];
+    if (current.status) {
+      pod.status = { ...current.status };
+      if (current.status.conditions) pod.status.conditions = [...current.status.conditions];
+    }
     const annotations = { ...(meta.annotations ?? {}), ...(binding.metadata.annotations ?? {}) };
-    if (Object.keys(annotations).length) meta.annotations = annotations; // an empty map is omitted, as in Go
-    updatePodCondition(pod, { type: 'PodScheduled', status: 'True' }, rfc3339());
+    if (Object.keys(annotations).length) podMeta.annotations = annotations; // an empty map is omitted, as in Go
+    updatePodCondition(pod, { type: 'PodScheduled', status: 'True' }, rfc3339()); // replaces list items, never changes one
     if (ctx.dryRun) return;
-    const res = await pods.deps.store.update(kv.key, pods.encode(pod), kv.modRevision);
-    if (res.ok) return;
+    if (await pods.writeKept(kv, pod)) return;
   }
   throw errors.staleResourceVersion(pods.gr, name);
 }

@@ -73,7 +73,8 @@ export async function patchObject(
       if (!patchPinsResourceVersion(req.type, patch)) delete obj.metadata.resourceVersion;
       return obj;
     },
-    { subresource: req.subresource },
+    // the patch functions copy what they patch (the result is new), so they are given the stored object itself
+    { subresource: req.subresource, currentReadOnly: true, freshDesired: true },
   );
 }
 

@@ -75,7 +75,7 @@ export class ResourceStore {
   }
 
   /** The decoded object of a revision, shared: nobody may modify it (frozen with K1S_FREEZE_WATCH_OBJECTS=1). */
-  private readOnly(kv: KeyValue): KObject {
+  readOnly(kv: KeyValue): KObject {
     let obj = this.revisions.get(kv);
     if (!obj) {
       obj = this.parse(kv);
@@ -102,6 +102,17 @@ export class ResourceStore {
       this.revisions.expect(key, value, copy);
     }
     return value;
+  }
+
+  /**
+   * Compare-and-swap of `obj` (without resourceVersion) over revision `kv`, for writers that build the new object
+   * themselves and never touch it again (pods/binding): a watched key keeps `obj` itself as its next revision's
+   * decoded object, so watchers need not parse what was just encoded.
+   */
+  async writeKept(kv: KeyValue, obj: KObject): Promise<boolean> {
+    const value = JSON.stringify(obj);
+    if (!this.def.storedAs && this.deps.store.watched?.(kv.key) !== false) this.revisions.expect(kv.key, value, obj);
+    return (await this.deps.store.update(kv.key, value, kv.modRevision)).ok;
   }
 
   private readonly triggerFns = new Map<string, (kv: KeyValue) => string | undefined>();
@@ -211,6 +222,8 @@ export class ResourceStore {
       readsCurrent?: boolean;
       /** every object `mutate` returns is new and the store's to change (else it works on a copy) */
       freshDesired?: boolean;
+      /** `mutate` only reads its argument: it gets the shared current object itself, not a copy */
+      currentReadOnly?: boolean;
     },
   ): Promise<{ object: KObject; created: boolean }> {
     for (let attempt = 0; ; attempt++) {
@@ -218,7 +231,7 @@ export class ResourceStore {
       if (!kv && !opts.allowCreate) throw errors.notFound(this.gr, name);
       // read-only from here on (admission's `old`, the strategy's `old`, managedFields' `live`): only copies change
       const current = kv ? this.readOnly(kv) : undefined;
-      const desired = await mutate(current && opts.readsCurrent !== false ? clone(current) : undefined);
+      const desired = await mutate(current && opts.readsCurrent !== false ? (opts.currentReadOnly ? current : clone(current)) : undefined);
       if (!current) {
         const created = await this.create(ctx, namespace, desired);
         return { object: created, created: true };
@@ -286,7 +299,8 @@ export class ResourceStore {
     if (subresource === 'status') {
       // the status subresource changes status and annotations (kube's status strategies reset spec and labels but
       // keep the new annotations: the deployment controller records revisions through deployments/status)
-      const next: KObject = { ...clone(current), status: obj.status };
+      const next = statusUpdateBase(current, !ctx.managedFieldsDone);
+      next.status = obj.status;
       if (meta.annotations === undefined) delete next.metadata.annotations;
       else next.metadata.annotations = meta.annotations;
       if (st.prepareForStatusUpdate) st.prepareForStatusUpdate(next, current);
@@ -434,6 +448,28 @@ export class ResourceStore {
     if (meta.generation !== undefined && changed && this.def.hasGeneration) meta.generation += 1;
     return changed;
   }
+}
+
+/**
+ * A copy of `current` for a status update to put its status in (what { ...clone(current), status } was, keys in the
+ * same order) without copying the status it replaces; `replacedManagedFields`: managedFields are recomputed
+ * (assigned, never changed in place), so the current list is shared instead of copied.
+ */
+function statusUpdateBase(current: KObject, replacedManagedFields: boolean): KObject {
+  const next: Record<string, unknown> = {};
+  const cur = current as unknown as Record<string, unknown>;
+  for (const k in cur) {
+    if (!Object.prototype.hasOwnProperty.call(cur, k)) continue;
+    if (k === 'status') next.status = undefined; // the key's place
+    else if (k !== 'metadata' || !replacedManagedFields) next[k] = clone(cur[k]);
+    else {
+      const meta: Record<string, unknown> = {};
+      const cm = current.metadata as Record<string, unknown>;
+      for (const m in cm) if (Object.prototype.hasOwnProperty.call(cm, m)) meta[m] = m === 'managedFields' ? cm[m] : clone(cm[m]);
+      next.metadata = meta;
+    }
+  }
+  return next as unknown as KObject;
 }
 
 function shouldDeleteDuringUpdate(obj: KObject): boolean {

@@ -118,6 +118,14 @@ function byElement<T extends { pe: PathElement }>(a: T, b: T): number {
 
 /** An immutable set of field paths. Maps are keyed by the serialised path element, which is canonical. */
 export class FieldSet {
+  /**
+   * This set's fieldsV1 object, once emitted or when decoded from canonical text (`self`: with the "." a member
+   * that has children carries). Sets never change, so neither does their encoding: an entry whose set keeps most
+   * of its subtrees (an update that changes a few fields) is encoded by reusing their objects, shared read-only.
+   */
+  private encoded: Record<string, unknown> | undefined = undefined;
+  private encodedSelf: Record<string, unknown> | undefined = undefined;
+
   private constructor(
     private readonly mem: ReadonlyMap<string, PathElement>,
     private readonly kids: ReadonlyMap<string, Child>,
@@ -137,11 +145,15 @@ export class FieldSet {
     return b.build();
   }
 
-  /** Decodes a fieldsV1 object (throws on malformed keys, like Kubernetes). */
-  static fromFieldsV1(fields: unknown): FieldSet {
+  /**
+   * Decodes a fieldsV1 object (throws on malformed keys, like Kubernetes). `canonical`: the object is as
+   * toFieldsV1 wrote it and is never changed (a stored revision's, shared read-only): its subtrees are kept as
+   * the encoding of the set's subtrees.
+   */
+  static fromFieldsV1(fields: unknown, opts: { canonical?: boolean } = {}): FieldSet {
     if (fields === undefined || fields === null) return EMPTY;
     if (!isObj(fields)) throw new Error('expected a JSON object for fieldsV1');
-    return readNode(fields).children;
+    return readNode(fields, !!opts.canonical).children;
   }
 
   /** Size as structured-merge-diff counts it: members plus the members of every child, recursively. */
@@ -286,7 +298,7 @@ export class FieldSet {
     return out;
   }
 
-  /** The fieldsV1 object, keys in Kubernetes' order. */
+  /** The fieldsV1 object, keys in Kubernetes' order: shared (the same object each time), never to be changed. */
   toFieldsV1(): Record<string, unknown> {
     return emit(this, false);
   }
@@ -377,7 +389,23 @@ export class FieldSetBuilder {
   }
 }
 
+interface Encodings {
+  encoded: Record<string, unknown> | undefined;
+  encodedSelf: Record<string, unknown> | undefined;
+}
+
 function emit(s: FieldSet, includeSelf: boolean): Record<string, unknown> {
+  if (s === EMPTY) return emitNew(s, includeSelf);
+  const e = s as unknown as Encodings;
+  const known = includeSelf ? e.encodedSelf : e.encoded;
+  if (known) return known;
+  const out = emitNew(s, includeSelf);
+  if (includeSelf) e.encodedSelf = out;
+  else e.encoded = out;
+  return out;
+}
+
+function emitNew(s: FieldSet, includeSelf: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const members = s.members();
   const children = s.children();
@@ -402,7 +430,7 @@ function emit(s: FieldSet, includeSelf: boolean): Record<string, unknown> {
   return out;
 }
 
-function readNode(obj: Record<string, unknown>): { children: FieldSet; isMember: boolean } {
+function readNode(obj: Record<string, unknown>, canonical: boolean): { children: FieldSet; isMember: boolean } {
   const mem = new Map<string, PathElement>();
   const kids = new Map<string, Child>();
   let isMember = false;
@@ -414,7 +442,7 @@ function readNode(obj: Record<string, unknown>): { children: FieldSet; isMember:
     const pe = parsePathElement(key);
     if (!pe) continue;
     if (!isObj(val)) throw new Error(`expected a JSON object for ${JSON.stringify(key)}`);
-    const sub = readNode(val);
+    const sub = readNode(val, canonical);
     const k = serializePathElement(pe);
     if (sub.isMember) mem.set(k, pe);
     if (!sub.children.isEmpty()) {
@@ -422,8 +450,11 @@ function readNode(obj: Record<string, unknown>): { children: FieldSet; isMember:
       kids.set(k, { pe, set: prev ? prev.set.union(sub.children) : sub.children });
     }
   }
+  const children = make(mem, kids);
+  // canonical text: this object is what emitting the set gives (with "." exactly when a member has children)
+  if (canonical && children !== EMPTY) (children as unknown as Encodings)[isMember ? 'encodedSelf' : 'encoded'] = obj;
   // A node with no (understood) children is a member of its parent.
-  return { children: make(mem, kids), isMember: isMember || (mem.size === 0 && kids.size === 0) };
+  return { children, isMember: isMember || (mem.size === 0 && kids.size === 0) };
 }
 
 export { fieldsOf, compareObjects, changedFields, ensureNamedFieldsAreMembers, removeFields } from './apply-walk.js';

@@ -94,7 +94,7 @@ export function decodeManagedFields(
     if (e.fieldsType !== 'FieldsV1') throw new Error(`invalid fieldsType ${goQuote(String(e.fieldsType))} in managed fields entry ${i}`);
     let set: FieldSet;
     try {
-      set = FieldSet.fromFieldsV1(e.fieldsV1 ?? {});
+      set = FieldSet.fromFieldsV1(e.fieldsV1 ?? {}, { canonical: opts.canonical });
     } catch (err) {
       throw new Error(`error decoding versioned set for ${goQuote(e.manager ?? '')}: error decoding set: ${(err as Error).message}`);
     }

@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildClusterApi, bootstrapClusterObjects, type ClusterApi } from '../../../src/cluster/api.js';
 import type { KObject } from '../../../src/api/types.js';
+import type { Pod } from '../../../src/api/core-pod-types.js';
+import { updatePodCondition } from '../../../src/api/core-pod-subresources.js';
 import type { ClientWatchEvent } from '../../../src/client/types.js';
 import { SqliteStore } from '../../../src/storage/sqlite.js';
 import type { Store } from '../../../src/storage/types.js';
@@ -157,5 +159,79 @@ describe('write path', () => {
     const patched = await events.patch('default', 'e', 'merge', { count: 2 });
     assert.equal((patched as unknown as { count: number }).count, 2);
     assert.equal(JSON.stringify(await events.get('default', 'e')), JSON.stringify(await storedObject(h.store, '/registry/core/events/default/e')));
+  });
+
+  it('a binding stores what changing a decoded copy in place stored, and leaves the shared revision alone', async (t) => {
+    const h = await harness();
+    t.after(() => h.close());
+    const pods = h.api.client.resource('v1', 'pods');
+    const events: ClientWatchEvent[] = [];
+    const w = await pods.watch('default', {}, (ev) => events.push(ev));
+    t.after(() => w.stop());
+    const key = '/registry/core/pods/default/p';
+    await pods.create('default', { ...pod('p'), metadata: { name: 'p', annotations: { a: '1' } } } as KObject);
+    const before = await storedObject(h.store, key);
+    await pods.create('default', { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'p', annotations: { b: '2' } }, target: { kind: 'Node', name: 'n1' } } as unknown as KObject, { subresource: 'binding' });
+    await new Promise((r) => setTimeout(r, 20));
+    const after = await storedObject(h.store, key);
+    // the former path: the decoded pod changed in place, then encoded
+    const expected = structuredClone(before) as Pod;
+    expected.spec!.nodeName = 'n1';
+    expected.metadata.annotations = { a: '1', b: '2' };
+    const scheduled = (after as Pod).status!.conditions!.find((c) => c.type === 'PodScheduled')!;
+    updatePodCondition(expected, { type: 'PodScheduled', status: 'True' }, String(scheduled.lastTransitionTime));
+    expected.metadata.resourceVersion = after.metadata.resourceVersion;
+    assert.equal(JSON.stringify(after), JSON.stringify(expected));
+    assert.deepEqual(events.map((e) => e.type), ['ADDED', 'MODIFIED']);
+    assert.equal(JSON.stringify(events[1]!.object), JSON.stringify(after));
+    // the watcher's ADDED object (shared with the store) is as it was
+    assert.equal(JSON.stringify(events[0]!.object), JSON.stringify(before));
+  });
+
+  it('a status update keeps exactly the stored revision for watchers and leaves the revision before it alone', async (t) => {
+    const h = await harness();
+    t.after(() => h.close());
+    const pods = h.api.client.resource('v1', 'pods');
+    const events: ClientWatchEvent[] = [];
+    const w = await pods.watch('default', {}, (ev) => events.push(ev));
+    t.after(() => w.stop());
+    const key = '/registry/core/pods/default/p';
+    const created = await pods.create('default', pod('p'));
+    const first = JSON.stringify(await storedObject(h.store, key));
+    for (const phase of ['Running', 'Succeeded']) {
+      const cur = await pods.get('default', 'p');
+      await pods.update('default', { ...cur, status: { ...(cur.status as object), phase, podIP: '10.0.0.1' } } as KObject, { subresource: 'status' });
+    }
+    await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(events.map((e) => e.type), ['ADDED', 'MODIFIED', 'MODIFIED']);
+    assert.equal(JSON.stringify(events[0]!.object), first);
+    assert.equal(JSON.stringify(events[2]!.object), JSON.stringify(await storedObject(h.store, key)));
+    assert.equal((events[1]!.object.status as { phase: string }).phase, 'Running');
+    assert.equal((events[2]!.object.status as { phase: string }).phase, 'Succeeded');
+    // the managedFields of the status writer and of the creator
+    const mf = events[2]!.object.metadata.managedFields!;
+    assert.deepEqual(mf.map((e) => [e.manager, e.operation, e.subresource ?? '']), [['k1s', 'Update', ''], ['k1s', 'Update', 'status']]);
+    assert.equal(created.metadata.uid, events[2]!.object.metadata.uid);
+  });
+
+  it('a patch works on the stored object itself and leaves it alone (the patch functions copy what they patch)', async (t) => {
+    const h = await harness();
+    t.after(() => h.close());
+    const pods = h.api.client.resource('v1', 'pods');
+    const events: ClientWatchEvent[] = [];
+    const w = await pods.watch('default', {}, (ev) => events.push(ev));
+    t.after(() => w.stop());
+    const key = '/registry/core/pods/default/p';
+    await pods.create('default', pod('p'));
+    const first = JSON.stringify(await storedObject(h.store, key));
+    await pods.patch('default', 'p', 'merge', { metadata: { labels: { b: 'c' } } });
+    await pods.patch('default', 'p', 'json', [{ op: 'add', path: '/metadata/labels/d', value: 'e' }]);
+    await pods.patch('default', 'p', 'strategic', { spec: { containers: [{ name: 'c', image: 'busybox:2' }] } });
+    await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(events.map((e) => e.type), ['ADDED', 'MODIFIED', 'MODIFIED', 'MODIFIED']);
+    assert.equal(JSON.stringify(events[0]!.object), first);
+    assert.deepEqual(events[1]!.object.metadata.labels, { app: 'a', b: 'c' });
+    assert.deepEqual(events[2]!.object.metadata.labels, { app: 'a', b: 'c', d: 'e' });
+    assert.equal(JSON.stringify(events[3]!.object), JSON.stringify(await storedObject(h.store, key)));
   });
 });

@@ -67,6 +67,24 @@ describe('fieldsV1', () => {
     assert.ok(fs.has([f('spec'), f('template'), f('spec'), f('containers'), k({ name: 'nginx' }), f('image')]));
   });
 
+  it('a canonical decoding reuses its unchanged subtrees when encoded after a change, and encodes as a fresh set does', () => {
+    const text =
+      '{"f:metadata":{"f:labels":{".":{},"f:app":{}}},"f:spec":{".":{},"f:containers":{"k:{\\"name\\":\\"c\\"}":{".":{},"f:image":{},"f:name":{}}}},"f:status":{"f:phase":{},"f:qosClass":{}}}';
+    const stored = JSON.parse(text) as Record<string, Record<string, unknown>>;
+    const canonical = FieldSet.fromFieldsV1(stored, { canonical: true });
+    assert.equal(canonical.toFieldsV1(), stored);
+    const changed = canonical.difference(FieldSet.of([f('status'), f('phase')]));
+    const fresh = FieldSet.fromFieldsV1(JSON.parse(text)).difference(FieldSet.of([f('status'), f('phase')]));
+    const out = changed.toFieldsV1() as Record<string, unknown>;
+    assert.equal(JSON.stringify(out), json(fresh));
+    assert.equal(JSON.stringify(out), '{"f:metadata":{"f:labels":{".":{},"f:app":{}}},"f:spec":{".":{},"f:containers":{"k:{\\"name\\":\\"c\\"}":{".":{},"f:image":{},"f:name":{}}}},"f:status":{"f:qosClass":{}}}');
+    assert.equal(out['f:spec'], stored['f:spec']);
+    assert.equal(out['f:metadata'], stored['f:metadata']);
+    // a member with children is written with "." whether its subtree came from the text or not
+    const spec = FieldSet.fromFieldsV1(stored, { canonical: true }).withPrefix(f('spec'));
+    assert.equal(JSON.stringify(spec.toFieldsV1()), '{"f:containers":{"k:{\\"name\\":\\"c\\"}":{".":{},"f:image":{},"f:name":{}}}}');
+  });
+
   it('drops unknown element types and treats {} as a member', () => {
     const fs = FieldSet.fromFieldsV1({ 'f:a': { 'x:weird': {} }, 'f:b': {} });
     assert.equal(json(fs), '{"f:a":{},"f:b":{}}');
