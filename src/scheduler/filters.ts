@@ -150,44 +150,35 @@ export const nodePorts: Filter = (p, ni) => {
   return undefined;
 };
 
-/** NodeResourcesFit: pod count, then cpu, memory, ephemeral storage and scalar resources against what is left. */
-export function insufficientResources(p: PodInfo, ni: NodeInfo): string[] {
-  // most nodes fit: tell that without building the reasons (this runs for hundreds of nodes per pod)
-  if (fitsResources(p, ni)) return [];
-  const out: string[] = [];
-  const alloc = ni.allocatable;
-  const used = ni.requested;
-  if (ni.pods.size + 1 > alloc.allowedPods) out.push(REASON_TOO_MANY_PODS);
-  const r = p.requests;
-  const scalars = Object.entries(r.scalar);
-  if (r.milliCPU === 0 && r.memory === 0 && r.ephemeralStorage === 0 && scalars.length === 0) return out;
-  if (r.milliCPU > 0 && r.milliCPU > alloc.milliCPU - used.milliCPU) out.push('Insufficient cpu');
-  if (r.memory > 0 && r.memory > alloc.memory - used.memory) out.push('Insufficient memory');
-  if (r.ephemeralStorage > 0 && r.ephemeralStorage > alloc.ephemeralStorage - used.ephemeralStorage) out.push('Insufficient ephemeral-storage');
-  for (const [name, q] of scalars) {
-    if (q === 0) continue;
-    if (q > (alloc.scalar[name] ?? 0) - (used.scalar[name] ?? 0)) out.push(`Insufficient ${name}`);
-  }
-  return out;
-}
-
-function fitsResources(p: PodInfo, ni: NodeInfo): boolean {
+/**
+ * NodeResourcesFit: pod count, then cpu, memory, ephemeral storage and scalar resources against what is left.
+ * Without `reasons` it stops at the first shortfall (most nodes fit, and this runs for hundreds of nodes per pod);
+ * with it, every shortfall is named there.
+ */
+function fitsResources(p: PodInfo, ni: NodeInfo, reasons?: string[]): boolean {
   const f = ni.fit;
   const r = p.requests;
-  if (f[FIT_PODS]! + 1 > f[FIT_ALLOWED_PODS]!) return false;
-  if (r.milliCPU > 0 && r.milliCPU > f[FIT_ALLOC_CPU]! - f[FIT_REQ_CPU]!) return false;
-  if (r.memory > 0 && r.memory > f[FIT_ALLOC_MEM]! - f[FIT_REQ_MEM]!) return false;
-  if (r.ephemeralStorage > 0 && r.ephemeralStorage > f[FIT_ALLOC_EPH]! - f[FIT_REQ_EPH]!) return false;
-  if (!p.scalarRequests.length) return true;
-  const alloc = ni.allocatable;
-  const used = ni.requested;
-  for (const [name, q] of p.scalarRequests) if (q > (alloc.scalar[name] ?? 0) - (used.scalar[name] ?? 0)) return false;
-  return true;
+  let fits = true;
+  const short = (reason: string): void => {
+    fits = false;
+    reasons?.push(reason);
+  };
+  if (f[FIT_PODS]! + 1 > f[FIT_ALLOWED_PODS]!) short(REASON_TOO_MANY_PODS);
+  if (!fits && !reasons) return false;
+  if (r.milliCPU > 0 && r.milliCPU > f[FIT_ALLOC_CPU]! - f[FIT_REQ_CPU]!) short('Insufficient cpu');
+  if (r.memory > 0 && r.memory > f[FIT_ALLOC_MEM]! - f[FIT_REQ_MEM]!) short('Insufficient memory');
+  if (r.ephemeralStorage > 0 && r.ephemeralStorage > f[FIT_ALLOC_EPH]! - f[FIT_REQ_EPH]!) short('Insufficient ephemeral-storage');
+  for (const [name, q] of p.scalarRequests) {
+    if (q > (ni.allocatable.scalar[name] ?? 0) - (ni.requested.scalar[name] ?? 0)) short(`Insufficient ${name}`);
+  }
+  return fits;
 }
 
 export const nodeResourcesFit: Filter = (p, ni) => {
-  const reasons = insufficientResources(p, ni);
-  return reasons.length ? { plugin: 'NodeResourcesFit', code: 'Unschedulable', reasons } : undefined;
+  if (fitsResources(p, ni)) return undefined;
+  const reasons: string[] = [];
+  fitsResources(p, ni, reasons);
+  return { plugin: 'NodeResourcesFit', code: 'Unschedulable', reasons };
 };
 
 export const DEFAULT_FILTERS: readonly Filter[] = [

@@ -1,7 +1,7 @@
 // The generic store's write path without copies: decoded revisions kept for watchers and the next update, PUT
 // bodies changed in place (re-decoded on a conflict), objects handed out never shared with the store's own.
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import { buildClusterApi, bootstrapClusterObjects, type ClusterApi } from '../../../src/cluster/api.js';
 import type { KObject } from '../../../src/api/types.js';
 import type { Pod } from '../../../src/api/core-pod-types.js';
@@ -63,14 +63,20 @@ async function storedObject(store: SqliteStore, key: string): Promise<KObject> {
   return o;
 }
 
+/** A harness whose pods in `default` are watched (so the store keeps decoded revisions); closed after the test. */
+async function watchedPods(t: TestContext): Promise<{ h: Harness; pods: ReturnType<ClusterApi['client']['resource']>; events: ClientWatchEvent[] }> {
+  const h = await harness();
+  t.after(() => h.close());
+  const pods = h.api.client.resource('v1', 'pods');
+  const events: ClientWatchEvent[] = [];
+  const w = await pods.watch('default', {}, (ev) => events.push(ev));
+  t.after(() => w.stop());
+  return { h, pods, events };
+}
+
 describe('write path', () => {
   it('watchers get exactly what decoding the stored revision gives, key order included', async (t) => {
-    const h = await harness();
-    t.after(() => h.close());
-    const pods = h.api.client.resource('v1', 'pods');
-    const events: ClientWatchEvent[] = [];
-    const w = await pods.watch('default', {}, (ev) => events.push(ev));
-    t.after(() => w.stop());
+    const { h, pods, events } = await watchedPods(t);
     const created = await pods.create('default', pod('p'));
     await pods.update('default', { ...created, status: { ...(created.status as object), phase: 'Running', podIP: '10.0.0.1' } } as KObject, { subresource: 'status' });
     await pods.patch('default', 'p', 'merge', { metadata: { labels: { b: 'c' } } });
@@ -162,12 +168,7 @@ describe('write path', () => {
   });
 
   it('a binding stores what changing a decoded copy in place stored, and leaves the shared revision alone', async (t) => {
-    const h = await harness();
-    t.after(() => h.close());
-    const pods = h.api.client.resource('v1', 'pods');
-    const events: ClientWatchEvent[] = [];
-    const w = await pods.watch('default', {}, (ev) => events.push(ev));
-    t.after(() => w.stop());
+    const { h, pods, events } = await watchedPods(t);
     const key = '/registry/core/pods/default/p';
     await pods.create('default', { ...pod('p'), metadata: { name: 'p', annotations: { a: '1' } } } as KObject);
     const before = await storedObject(h.store, key);
@@ -189,12 +190,7 @@ describe('write path', () => {
   });
 
   it('a status update keeps exactly the stored revision for watchers and leaves the revision before it alone', async (t) => {
-    const h = await harness();
-    t.after(() => h.close());
-    const pods = h.api.client.resource('v1', 'pods');
-    const events: ClientWatchEvent[] = [];
-    const w = await pods.watch('default', {}, (ev) => events.push(ev));
-    t.after(() => w.stop());
+    const { h, pods, events } = await watchedPods(t);
     const key = '/registry/core/pods/default/p';
     const created = await pods.create('default', pod('p'));
     const first = JSON.stringify(await storedObject(h.store, key));
@@ -215,12 +211,7 @@ describe('write path', () => {
   });
 
   it('a patch works on the stored object itself and leaves it alone (the patch functions copy what they patch)', async (t) => {
-    const h = await harness();
-    t.after(() => h.close());
-    const pods = h.api.client.resource('v1', 'pods');
-    const events: ClientWatchEvent[] = [];
-    const w = await pods.watch('default', {}, (ev) => events.push(ev));
-    t.after(() => w.stop());
+    const { h, pods, events } = await watchedPods(t);
     const key = '/registry/core/pods/default/p';
     await pods.create('default', pod('p'));
     const first = JSON.stringify(await storedObject(h.store, key));
