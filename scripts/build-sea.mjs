@@ -89,7 +89,8 @@ async function workerScript(entry, name, banner) {
   writeFileSync(file, checked(result, name));
   return file;
 }
-// the writer thread: new Worker(new URL(import.meta.url)) in src/storage/sqlite-worker.ts runs this file
+// the writer thread: writerURL() in src/storage/sqlite-worker.ts names dist/sqlite-writer.cjs beside import.meta.url's file
+// (this very file, see moduleFile below)
 const writerFile = await workerScript(
   'dist/src/storage/sqlite-worker.js',
   'sqlite-writer.cjs',

@@ -98,6 +98,25 @@ const dnsWorker = await build({
 });
 writeFileSync(`${dnsWorkerFile}.${process.pid}.tmp`, dnsWorker.outputFiles[0].text);
 renameSync(`${dnsWorkerFile}.${process.pid}.tmp`, dnsWorkerFile);
+// The SQLite writer thread's script (src/storage/sqlite-worker.ts, see writerURL): this module alone, with
+// better-sqlite3 left in node_modules (native), so the thread starts in milliseconds rather than loading the whole CLI.
+const writerFile = join(root, 'dist/sqlite-writer.cjs');
+const writer = await build({
+  entryPoints: [join(root, 'dist/src/storage/sqlite-worker.js')],
+  write: false,
+  bundle: true,
+  packages: 'external',
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  logLevel: 'warning',
+  outfile: writerFile,
+  legalComments: 'none',
+  define: { 'import.meta.url': '__k1s_import_meta_url' },
+  banner: { js: '"use strict";\nvar __k1s_import_meta_url = require("node:url").pathToFileURL(__filename).href;' },
+});
+writeFileSync(`${writerFile}.${process.pid}.tmp`, writer.outputFiles[0].text);
+renameSync(`${writerFile}.${process.pid}.tmp`, writerFile);
 
 // The bundle's remaining dynamic import()s are of external packages (jose); route them through __k1s_import.
 let code = result.outputFiles[0].text;

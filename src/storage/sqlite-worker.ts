@@ -45,10 +45,18 @@ interface WriterData extends WriterConfig {
 export function spawnWriter(config: WriterConfig): { worker: Worker; port: MessagePort } {
   const { port1, port2 } = new MessageChannel();
   const data: WriterData = { ...config, k1sSqliteWriter: true, port: port2 };
-  // This module is the worker's entry: its own file in the tsc build, or the whole single-file bundle (whose
-  // module bodies only define things; the check at the bottom starts the writer) when it was bundled.
-  const worker = new Worker(new URL(import.meta.url), { workerData: data, transferList: [port2] });
+  const worker = new Worker(writerURL(), { workerData: data, transferList: [port2] });
   return { worker, port: port1 };
+}
+
+/**
+ * The thread's script: this module itself in the tsc build; dist/sqlite-writer.cjs, a small bundle of this module
+ * alone (scripts/bundle.mjs, scripts/build-sea.mjs), when this code runs from the single-file bundle or the standalone
+ * executable, whose import.meta.url names a .cjs file in dist/. Loading the whole CLI bundle in the thread instead
+ * took ~250 ms, which every start with the writer thread waited for before its first commit.
+ */
+export function writerURL(base = import.meta.url): URL {
+  return base.endsWith('.cjs') ? new URL('./sqlite-writer.cjs', base) : new URL(base);
 }
 
 class Writer {

@@ -5,7 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { MessageChannel, Worker } from 'node:worker_threads';
 import { SqliteStore, type CommitInfo } from '../../../src/storage/sqlite.js';
+import { writerURL, type Reply, type Request } from '../../../src/storage/sqlite-worker.js';
 import type { Store } from '../../../src/storage/types.js';
 import { mustOk } from './contract-helpers.js';
 import { runStoreContract } from './contract.js';
@@ -208,5 +210,33 @@ for (const writer of ['inline', 'thread'] as const) describe(`SqliteStore (${wri
     const s2 = SqliteStore.open({ path: p, writer });
     assert.equal((await s2.get('/n'))?.value, '1');
     await s2.close();
+  });
+});
+
+describe('the writer thread script', () => {
+  it('is this module in the tsc build, and dist/sqlite-writer.cjs beside the bundle and in the executable', () => {
+    assert.match(writerURL().pathname, /\/dist\/src\/storage\/sqlite-worker\.js$/);
+    assert.equal(writerURL('file:///opt/k1s/dist/k1s.cjs').href, 'file:///opt/k1s/dist/sqlite-writer.cjs');
+    const sea = 'file:///home/u/.cache/k1s/sea-1/dist/sqlite-writer.cjs';
+    assert.equal(writerURL(sea).href, sea);
+  });
+
+  it('dist/sqlite-writer.cjs (what the bundle starts) commits writes on its own', async () => {
+    const script = new URL('../../../sqlite-writer.cjs', import.meta.url);
+    assert.ok(fs.existsSync(script), `${fileURLToPath(script)} is built by scripts/bundle.mjs`);
+    assert.ok(fs.statSync(script).size < 100_000, 'the writer bundle carries the writer only, not the whole CLI');
+    const { port1, port2 } = new MessageChannel();
+    const data = { path: tempPath(), durability: 'full', maxBatch: 10, k1sSqliteWriter: true, port: port2 };
+    const w = new Worker(script, { workerData: data, transferList: [port2] });
+    try {
+      const reply = new Promise<Reply>((resolve) => port1.once('message', resolve));
+      port1.postMessage({ t: 'write', id: 1, ops: [{ kind: 'create', key: '/registry/configmaps/a/b', value: '{}' }] } satisfies Request);
+      const r = await reply;
+      assert.equal(r.t, 'committed');
+      assert.deepEqual(r.t === 'committed' && r.outcomes[0]![0], { ok: true, kv: { key: '/registry/configmaps/a/b', value: '{}', modRevision: 1, createRevision: 1 } });
+    } finally {
+      port1.close();
+      await w.terminate();
+    }
   });
 });
