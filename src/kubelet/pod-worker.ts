@@ -7,6 +7,7 @@ import type { Client } from '../client/types.js';
 import type { EventRecorder } from '../controllers/events.js';
 import { StatusError } from '../machinery/errors.js';
 import { deepEqual } from '../machinery/object.js';
+import { podStatusPatch } from './pod-status-patch.js';
 import { Backoff, goDuration } from './backoff.js';
 import { isRestartableInit, shouldRestart, type WaitingReason } from './container-status.js';
 import { generatePodStatus } from './pod-status.js';
@@ -74,6 +75,8 @@ export class PodWorker {
   private evictGraceSeconds?: number;
   /** write the status even when it equals the cached one (an eviction changed the cache itself) */
   private forceWrite = false;
+  /** the status last written to the API server: what the next write's patch starts from */
+  private written: PodStatus | undefined;
   /** resolves when the pending sync loop finishes (tests, shutdown) */
   private idle: Promise<void> = Promise.resolve();
 
@@ -340,26 +343,22 @@ export class PodWorker {
     });
     if (this.lastStatus && !this.forceWrite && deepEqual(status, this.lastStatus)) return status;
     if (!this.lastStatus && deepEqual(status, pod.status)) {
-      this.lastStatus = status;
+      this.lastStatus = this.written = status;
       return status;
     }
-    const rc = this.ctx.client.resource('v1', 'pods');
-    let cur: Pod = pod;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        tracePod(pod, `worker: status write (${status.phase})`);
-        await rc.update(cur.metadata.namespace!, { ...cur, status } as Pod, { subresource: 'status' });
-        tracePod(pod, `worker: status written (${status.phase})`);
-        this.lastStatus = status;
-        this.forceWrite = false;
-        return status;
-      } catch (e) {
-        if (!(e instanceof StatusError)) throw e;
-        if (e.code === 404) return undefined;
-        if (e.code !== 409 || attempt > 0) throw e;
-        cur = (await rc.get(cur.metadata.namespace!, cur.metadata.name!)) as Pod;
-        if (cur.metadata.uid !== this.uid) return undefined;
-      }
+    // a patch from what the server has (our last write, else the pod as we got it), the UID its precondition
+    const patch = podStatusPatch(this.uid, this.written ?? pod.status, status);
+    try {
+      tracePod(pod, `worker: status write (${status.phase})`);
+      await this.ctx.client.resource('v1', 'pods').patch(pod.metadata.namespace!, pod.metadata.name!, 'strategic', patch, { subresource: 'status' });
+      tracePod(pod, `worker: status written (${status.phase})`);
+      this.lastStatus = this.written = status;
+      this.forceWrite = false;
+      return status;
+    } catch (e) {
+      // gone, or replaced by a pod of the same name (the UID precondition failed)
+      if (e instanceof StatusError && (e.code === 404 || e.code === 409)) return undefined;
+      throw e;
     }
   }
 }
