@@ -60,28 +60,48 @@ export function containerUsage(pod: KObject): { name: string; usage: { cpu: Quan
 
 /**
  * Running pods by node, fed by a store watch (the way NamespaceStates follows namespaces), so NodeMetrics can be
- * computed synchronously from a node object.
+ * computed synchronously from a node object. It follows pods only while node metrics are asked for: from the first
+ * read (NodeMetrics' prepare) until none came for idleMs. Otherwise every pod's JSON would sit here (~4.5 KB a pod)
+ * and every pod key would count as watched, which makes each pod write keep its decoded revision for watchers.
  */
 export class PodsByNode {
   /** raw JSON until a metrics request needs the object: most pod writes are never asked about */
-  private readonly byKey = new Map<string, string | KObject>();
+  private byKey = new Map<string, string | KObject>();
   private watch?: Watch;
-  readonly ready: Promise<void>;
+  private started?: Promise<void>;
+  private generation = 0;
+  private lastUsed = 0;
+  private idleTimer?: ReturnType<typeof setInterval>;
+  private byNode?: Map<string, KObject[]>;
 
   constructor(
     private readonly store: Store,
     private readonly podPrefix = '/registry/core/pods/',
-  ) {
-    this.ready = this.start();
+    private readonly idleMs = 5 * 60_000,
+  ) {}
+
+  /** Starts following pods at the first call; resolves once the pods are known. */
+  ready(): Promise<void> {
+    this.lastUsed = Date.now();
+    if (!this.started) {
+      this.started = this.start(++this.generation);
+      this.idleTimer = setInterval(() => {
+        if (Date.now() - this.lastUsed >= this.idleMs) this.stop();
+      }, Math.min(this.idleMs, 60_000));
+      this.idleTimer.unref?.();
+    }
+    return this.started;
   }
 
-  private async start(): Promise<void> {
+  private async start(generation: number): Promise<void> {
     const page = await this.store.list(this.podPrefix);
+    if (generation !== this.generation) return; // stopped meanwhile
     for (const kv of page.kvs) this.record({ type: 'ADDED', kv });
     this.watch = this.store.watch(this.podPrefix, { afterRevision: page.revision }, (ev) => this.record(ev));
   }
 
   private record(ev: WatchEvent | { type: 'ADDED'; kv: KeyValue }): void {
+    this.byNode = undefined;
     if (ev.type === 'DELETED') {
       this.byKey.delete(ev.kv.key);
       return;
@@ -89,26 +109,36 @@ export class PodsByNode {
     this.byKey.set(ev.kv.key, ev.kv.value);
   }
 
-  private pods(): KObject[] {
-    const out: KObject[] = [];
+  /** The pods on a node that report metrics (after ready()). */
+  onNode(node: string): KObject[] {
+    this.lastUsed = Date.now();
+    this.byNode ??= this.index();
+    return this.byNode.get(node) ?? [];
+  }
+
+  /** reporting pods by node, decoding what changed since the last index (a NodeMetrics list asks once per node) */
+  private index(): Map<string, KObject[]> {
+    const out = new Map<string, KObject[]>();
     for (const [k, v] of this.byKey) {
-      if (typeof v !== 'string') {
-        out.push(v);
-        continue;
-      }
-      const obj = JSON.parse(v) as KObject;
-      this.byKey.set(k, obj);
-      out.push(obj);
+      let p = v as KObject;
+      if (typeof v === 'string') this.byKey.set(k, (p = JSON.parse(v) as KObject));
+      if (!podReportsMetrics(p)) continue;
+      const node = (p as PodLike).spec!.nodeName!;
+      const list = out.get(node);
+      if (list) list.push(p);
+      else out.set(node, [p]);
     }
     return out;
   }
 
-  /** The pods on a node that report metrics. */
-  onNode(node: string): KObject[] {
-    return this.pods().filter((p) => (p as PodLike).spec?.nodeName === node && podReportsMetrics(p));
-  }
-
+  /** Stops following pods and forgets them; the next ready() starts again. */
   stop(): void {
+    this.generation++;
     this.watch?.stop();
+    this.watch = undefined;
+    this.byKey = new Map();
+    this.byNode = undefined;
+    this.started = undefined;
+    clearInterval(this.idleTimer);
   }
 }

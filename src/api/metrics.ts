@@ -159,7 +159,13 @@ export function metricsResources(opts: { store: Store; now?: () => number; realU
       { name: 'CPU', type: 'string', description: 'CPU usage of the node', cell: (n) => cpuCell(n.usage) },
       { name: 'Memory', type: 'string', description: 'Memory usage of the node', cell: (n) => n.usage?.memory ?? '' },
     ],
-    storedAs: { group: '', plural: 'nodes', toStored: readOnly, fromStored: (node) => nodeMetricsOf(node, podsByNode.onNode(node.metadata.name ?? ''), now(), opts.realUsage) },
+    storedAs: {
+      group: '',
+      plural: 'nodes',
+      toStored: readOnly,
+      fromStored: (node) => nodeMetricsOf(node, podsByNode.onNode(node.metadata.name ?? ''), now(), opts.realUsage),
+      prepare: () => podsByNode.ready(),
+    },
   });
   return { definitions: [podMetrics, nodeMetrics], stop: () => podsByNode.stop() };
 }

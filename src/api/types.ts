@@ -170,6 +170,8 @@ export interface ResourceDefinition<T extends KObject = KObject> {
     plural: string;
     toStored(obj: T): KObject;
     fromStored(obj: KObject): T;
+    /** awaited before each read (get, list), e.g. to start following what fromStored needs */
+    prepare?(): Promise<void>;
   };
 }
 

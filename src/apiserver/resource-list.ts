@@ -43,6 +43,7 @@ function parseRV(rv: string, what = 'resourceVersion'): number {
 }
 
 export async function listObjects(rs: ResourceStore, namespace: string, p: ListParams): Promise<ListOutput> {
+  await rs.def.storedAs?.prepare?.();
   const store = rs.deps.store;
   const pred = makePredicate(rs.def, p.labelSelector, p.fieldSelector);
   const prefix = rs.prefix(namespace);

@@ -148,6 +148,7 @@ export class ResourceStore {
   }
 
   async getKV(namespace: string, name: string): Promise<KeyValue> {
+    await this.def.storedAs?.prepare?.();
     const kv = await this.deps.store.get(this.key(namespace, name));
     if (!kv) throw errors.notFound(this.gr, name);
     return kv;
