@@ -242,7 +242,7 @@ export async function handleResource(registry: Registry, req: ApiRequest): Promi
       // a JSON body is plain data of this request alone: the store builds the new object in it (a retry after a
       // conflict decodes the body again)
       const reparse = isJson(req) ? () => checkTypeMeta(rs, parseRequestBody(rs, req)) : undefined;
-      const res = await rs.update(ctx, ns, info.name, obj, info.subresource, { reparse });
+      const res = await rs.update(ctx, ns, info.name, obj, info.subresource, { reparse, readOnlyResult: req.serializesResponse });
       return done(res.created ? 201 : 200, res.object);
     }
     case 'patch': {
@@ -263,6 +263,7 @@ export async function handleResource(registry: Registry, req: ApiRequest): Promi
         raw: req.body ?? '',
         subresource: info.subresource,
         force: force === 'true',
+        readOnlyResult: req.serializesResponse,
       });
       return done(res.created ? 201 : 200, res.object);
     }

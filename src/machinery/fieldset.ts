@@ -431,30 +431,34 @@ function emitNew(s: FieldSet, includeSelf: boolean): Record<string, unknown> {
 }
 
 function readNode(obj: Record<string, unknown>, canonical: boolean): { children: FieldSet; isMember: boolean } {
-  const mem = new Map<string, PathElement>();
-  const kids = new Map<string, Child>();
+  // maps made on first use (most nodes have no members or no children); for-in: no array of entries per node
+  let mem: Map<string, PathElement> | undefined;
+  let kids: Map<string, Child> | undefined;
   let isMember = false;
-  for (const [key, val] of Object.entries(obj)) {
+  for (const key in obj) {
+    if (!Object.prototype.hasOwnProperty.call(obj, key)) continue;
     if (key === '.') {
       isMember = true;
       continue;
     }
     const pe = parsePathElement(key);
     if (!pe) continue;
+    const val = obj[key];
     if (!isObj(val)) throw new Error(`expected a JSON object for ${JSON.stringify(key)}`);
     const sub = readNode(val, canonical);
-    const k = serializePathElement(pe);
-    if (sub.isMember) mem.set(k, pe);
+    // a field's key is its serialised form already ("f:" + name)
+    const k = key.charCodeAt(0) === 0x66 ? key : serializePathElement(pe);
+    if (sub.isMember) (mem ??= new Map()).set(k, pe);
     if (!sub.children.isEmpty()) {
-      const prev = kids.get(k);
+      const prev = (kids ??= new Map()).get(k);
       kids.set(k, { pe, set: prev ? prev.set.union(sub.children) : sub.children });
     }
   }
-  const children = make(mem, kids);
+  const children = mem === undefined && kids === undefined ? EMPTY : new construct(mem ?? NO_MEMBERS, kids ?? NO_CHILDREN);
   // canonical text: this object is what emitting the set gives (with "." exactly when a member has children)
   if (canonical && children !== EMPTY) (children as unknown as Encodings)[isMember ? 'encodedSelf' : 'encoded'] = obj;
   // A node with no (understood) children is a member of its parent.
-  return { children, isMember: isMember || (mem.size === 0 && kids.size === 0) };
+  return { children, isMember: isMember || children === EMPTY };
 }
 
 export { fieldsOf, compareObjects, changedFields, ensureNamedFieldsAreMembers, removeFields } from './apply-walk.js';
