@@ -84,6 +84,12 @@ function runningStatus(p: Pod): Record<string, unknown> {
   };
 }
 
+function deepFreeze(o: unknown): void {
+  if (o === null || typeof o !== 'object' || Object.isFrozen(o)) return;
+  Object.freeze(o);
+  for (const v of Object.values(o)) deepFreeze(v);
+}
+
 function statusError(e: unknown): StatusError {
   assert.ok(e instanceof StatusError, String(e));
   return e;
@@ -233,6 +239,19 @@ describe('pod status updates', () => {
     );
     assert.equal(stale.code, 409);
     assert.equal(JSON.stringify(await stored(store, 'p')), before);
+  });
+
+  it('take a JSON copy of the object the in-process client is given, which is left alone', async (t) => {
+    const { store, pods } = await harness(t);
+    const created = (await pods.create('default', newPod('p'))) as Pod;
+    const body = { ...created, metadata: { ...created.metadata, annotations: undefined }, status: { ...runningStatus(created), message: undefined } } as KObject;
+    const text = JSON.stringify(body);
+    deepFreeze(body);
+    const out = (await pods.update('default', body, { subresource: 'status' })) as Pod;
+    assert.equal(JSON.stringify(body), text);
+    assert.equal(out.status!.phase, 'Running');
+    assert.ok(!('message' in out.status!));
+    assert.equal(JSON.stringify(out), JSON.stringify(await stored(store, 'p')));
   });
 
   it('neither default nor validate the spec of the body (the status strategy replaces it), but still type-check it', async (t) => {
