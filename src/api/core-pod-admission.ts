@@ -75,7 +75,7 @@ export function dropDisabledPodFields(pod: Pod, old?: Pod): void {
       for (const c of list ?? []) if (isObj(c.lifecycle)) delete c.lifecycle.stopSignal;
     }
   }
-  const draInUse = !!oldSpec?.resourceClaims?.length || anyContainer(oldSpec, (c) => (c.resources?.claims?.length ? true : undefined));
+  const draInUse = draInUseBy(oldSpec);
   if (!draInUse) {
     delete spec.resourceClaims;
     for (const list of [spec.initContainers, spec.containers, spec.ephemeralContainers]) {
@@ -90,6 +90,20 @@ export function dropDisabledPodFields(pod: Pod, old?: Pod): void {
     for (const s of projectedSources(spec)) delete s.clusterTrustBundle;
   }
   dropObservedGeneration(pod, old);
+}
+
+/**
+ * dropDisabledPodFields of a status update, whose spec is the old object's: the spec keeps what the old object uses
+ * anyway, so only the status fields are dropped (the spec, shared with the old object, is not touched).
+ */
+export function dropDisabledPodStatusFields(pod: Pod, old: Pod): void {
+  if (!pod.spec) return;
+  if (!draInUseBy(old.spec) && pod.status && !old.status?.resourceClaimStatuses) delete pod.status.resourceClaimStatuses;
+  dropObservedGeneration(pod, old);
+}
+
+function draInUseBy(oldSpec: PodSpec | undefined): boolean {
+  return !!oldSpec?.resourceClaims?.length || anyContainer(oldSpec, (c) => (c.resources?.claims?.length ? true : undefined));
 }
 
 function dropObservedGeneration(pod: Pod, old?: Pod): void {

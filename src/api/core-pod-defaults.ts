@@ -2,7 +2,7 @@
 // Probe / volume sources (pkg/apis/core/v1/defaults.go), the +default markers of the generated defaulters, the
 // v1 conversion quirks (serviceAccount mirrors serviceAccountName) and ResourceList rounding to milli units.
 import { Quantity } from '../machinery/quantity.js';
-import { normalizePodEncoding } from './core-pod-encoding.js';
+import { normalizePodEncoding, normalizePodStatusEncoding } from './core-pod-encoding.js';
 import type { Container, Handler, Pod, PodSpec, Probe, ResourceList, Volume } from './core-pod-types.js';
 
 type Obj = Record<string, unknown>;
@@ -27,14 +27,23 @@ export function resourceLists(pod: Pod): [Obj, string][] {
     const tmpl = (v.ephemeral as Obj | undefined)?.volumeClaimTemplate as Obj | undefined;
     reqs((tmpl?.spec as Obj | undefined)?.resources);
   }
+  statusResourceLists(pod, out);
+  return out;
+}
+
+/** The ResourceLists of a pod's status (container statuses' resources and allocatedResources), added to `out`. */
+function statusResourceLists(pod: Pod, out: [Obj, string][]): void {
   const st = pod.status ?? {};
   for (const list of [st.initContainerStatuses, st.containerStatuses, st.ephemeralContainerStatuses]) {
     for (const cs of list ?? []) {
-      reqs(cs.resources);
+      const r = cs.resources;
+      if (isObj(r)) {
+        if (isObj(r.limits)) out.push([r, 'limits']);
+        if (isObj(r.requests)) out.push([r, 'requests']);
+      }
       if (isObj(cs.allocatedResources)) out.push([cs as Obj, 'allocatedResources']);
     }
   }
-  return out;
 }
 
 /**
@@ -59,14 +68,25 @@ function serialisedQuantity(v: unknown): string | undefined {
   }
 }
 
-export function canonicalizePodQuantities(pod: Pod): void {
-  for (const [holder, key] of resourceLists(pod)) {
+function roundResourceLists(lists: [Obj, string][]): void {
+  for (const [holder, key] of lists) {
     const list = holder[key] as ResourceList;
     for (const name of Object.keys(list)) {
       const q = roundedQuantity(list[name]);
       if (q !== undefined) list[name] = q;
     }
   }
+}
+
+/** canonicalizePodQuantities of the status alone (a status update keeps the current spec, canonical already). */
+export function canonicalizePodStatusQuantities(pod: Pod): void {
+  const lists: [Obj, string][] = [];
+  statusResourceLists(pod, lists);
+  roundResourceLists(lists);
+}
+
+export function canonicalizePodQuantities(pod: Pod): void {
+  roundResourceLists(resourceLists(pod));
   const single = (o: unknown, key: string) => {
     if (!isObj(o) || o[key] === undefined) return;
     const q = serialisedQuantity(o[key]);
@@ -240,6 +260,16 @@ export function syncServiceAccountAlias(spec: PodSpec): void {
   if (!spec.serviceAccountName && spec.serviceAccount) spec.serviceAccountName = spec.serviceAccount;
   if (spec.serviceAccountName) spec.serviceAccount = spec.serviceAccountName;
   else delete spec.serviceAccount;
+}
+
+/**
+ * defaultPod for the body of a status update: of what it defaults, only the status is kept (the spec is the current
+ * object's), and status defaults do not depend on the spec.
+ */
+export function defaultPodStatus(pod: Pod): void {
+  if (!isObj(pod.status)) pod.status = {};
+  canonicalizePodStatusQuantities(pod);
+  normalizePodStatusEncoding(pod);
 }
 
 /** All defaulting kube-apiserver applies when it decodes a v1 Pod (create and update bodies alike). */

@@ -206,3 +206,8 @@ export function normalizePodEncoding(pod: Pod): void {
   if (isObj(pod.spec)) normalize(pod.spec, PLANS.get('PodSpec')!);
   if (isObj(pod.status)) normalize(pod.status, PLANS.get('PodStatus')!);
 }
+
+/** normalizePodEncoding of the status alone. */
+export function normalizePodStatusEncoding(pod: Pod): void {
+  if (isObj(pod.status)) normalize(pod.status, PLANS.get('PodStatus')!);
+}

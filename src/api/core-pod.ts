@@ -4,11 +4,11 @@
 // binding and eviction are actions implemented in src/apiserver/pod-actions.ts.
 import { clone, rfc3339 } from '../machinery/object.js';
 import { isDNS1123Label } from '../machinery/validation.js';
-import { dropDisabledPodFields, prepareNewPod } from './core-pod-admission.js';
+import { dropDisabledPodFields, dropDisabledPodStatusFields, prepareNewPod } from './core-pod-admission.js';
 import { podColumns } from './core-pod-columns.js';
 import { bindingDefinitions, POD_EXTRA_SUBRESOURCES, preparePodSubresourceUpdate, validatePodSubresourceUpdate } from './core-pod-subresources.js';
-import { canonicalizePodQuantities, defaultPod } from './core-pod-defaults.js';
-import { normalizePodEncoding } from './core-pod-encoding.js';
+import { canonicalizePodQuantities, canonicalizePodStatusQuantities, defaultPod, defaultPodStatus } from './core-pod-defaults.js';
+import { normalizePodEncoding, normalizePodStatusEncoding } from './core-pod-encoding.js';
 import { podDefinitions, V1 } from './core-pod-schema.js';
 import type { Pod } from './core-pod-types.js';
 import { validatePodCreate } from './core-pod-validation.js';
@@ -29,11 +29,15 @@ export function podGracePeriod(pod: Pod, ctx: DeleteContext): number | undefined
   return period === 0 ? undefined : period;
 }
 
-/** podStatusStrategy.PrepareForUpdate: the spec and owner references stay; QoS and observedGeneration are kept. */
+/**
+ * podStatusStrategy.PrepareForUpdate: the spec and owner references stay; QoS and observedGeneration are kept. The
+ * store builds a status update around the old object (statusOnly below): its spec and owner references are the old
+ * object's own, shared read-only, and only the status is changed here.
+ */
 export function preparePodStatusUpdate(pod: Pod, old: Pod): void {
-  pod.spec = clone(old.spec);
+  pod.spec = old.spec;
   if (old.metadata.ownerReferences === undefined) delete pod.metadata.ownerReferences;
-  else pod.metadata.ownerReferences = clone(old.metadata.ownerReferences);
+  else pod.metadata.ownerReferences = old.metadata.ownerReferences;
   const st = (pod.status ??= {});
   const oldSt = old.status ?? {};
   if (!st.qosClass && oldSt.qosClass) st.qosClass = oldSt.qosClass;
@@ -45,7 +49,7 @@ export function preparePodStatusUpdate(pod: Pod, old: Pod): void {
     const prev = remembered.get(c.type ?? '')?.shift() ?? 0;
     if (!c.observedGeneration && prev) c.observedGeneration = prev;
   }
-  dropDisabledPodFields(pod, old);
+  dropDisabledPodStatusFields(pod, old);
 }
 
 export const podResource = defineResource<Pod>({
@@ -98,6 +102,13 @@ export const podResource = defineResource<Pod>({
       normalizePodEncoding(pod);
     },
     prepareForStatusUpdate: preparePodStatusUpdate,
+    statusOnly: {
+      defaults: defaultPodStatus,
+      canonicalize(pod) {
+        canonicalizePodStatusQuantities(pod);
+        normalizePodStatusEncoding(pod);
+      },
+    },
     validateStatusUpdate: validatePodStatusUpdate,
     prepareForSubresourceUpdate: preparePodSubresourceUpdate,
     validateSubresourceUpdate: validatePodSubresourceUpdate,

@@ -93,6 +93,13 @@ export interface Strategy<T extends KObject = KObject> {
   /** On an update through the status subresource: by default everything but status is taken from old. */
   prepareForStatusUpdate?(obj: T, old: T): void;
   validateStatusUpdate?(obj: T, old: T): FieldError[];
+  /**
+   * A status update keeps only the request's status and annotations: with this, the store defaults and canonicalises
+   * the status alone (in place of `defaults` and `canonicalize` over the whole body, whose other fields are replaced
+   * by the current object's) and builds the new object around the current one, sharing its other fields read-only.
+   * prepareForStatusUpdate must then change the status only, and metadata fields only by assigning them.
+   */
+  statusOnly?: { defaults(obj: T): void; canonicalize(obj: T): void };
   /** For definition.subresources.extra: the object to store, from the request's object and the current one. */
   prepareForSubresourceUpdate?(subresource: string, obj: T, old: T): T;
   validateSubresourceUpdate?(subresource: string, obj: T, old: T): FieldError[];

@@ -1,7 +1,7 @@
 // Generic REST handlers: one dispatch for every resource, derived from its definition.
 import type { KObject } from '../api/types.js';
 import { errors, StatusError } from '../machinery/errors.js';
-import { isPlainObject } from '../machinery/object.js';
+import { clone, isPlainObject } from '../machinery/object.js';
 import type { DeleteOptions, FieldValidation, ListParams, RequestContext, UserInfo, WatchParams } from './context.js';
 import { patchContentTypes } from './context.js';
 import { negotiate, type Output } from './content.js';
@@ -24,6 +24,11 @@ export interface ApiRequest {
   body: string | undefined;
   /** the undecoded bytes, for binary media types (protobuf) */
   rawBody?: Buffer;
+  /**
+   * The body as the in-process client hands it over, in place of `body`: each decoding is a copy of it with JSON's
+   * semantics (what serialising and parsing it gave), so the caller's object is never changed or kept.
+   */
+  value?: unknown;
   user: UserInfo;
   /** the caller only serialises the response body (the HTTPS front), so the store may share the objects it returns */
   serializesResponse?: boolean;
@@ -242,7 +247,7 @@ export async function handleResource(registry: Registry, req: ApiRequest): Promi
       // a JSON body is plain data of this request alone: the store builds the new object in it (a retry after a
       // conflict decodes the body again)
       const reparse = isJson(req) ? () => checkTypeMeta(rs, parseRequestBody(rs, req)) : undefined;
-      const res = await rs.update(ctx, ns, info.name, obj, info.subresource, { reparse });
+      const res = await rs.update(ctx, ns, info.name, obj, info.subresource, { reparse, readOnlyResult: req.serializesResponse });
       return done(res.created ? 201 : 200, res.object);
     }
     case 'patch': {
@@ -263,6 +268,7 @@ export async function handleResource(registry: Registry, req: ApiRequest): Promi
         raw: req.body ?? '',
         subresource: info.subresource,
         force: force === 'true',
+        readOnlyResult: req.serializesResponse,
       });
       return done(res.created ? 201 : 200, res.object);
     }
@@ -295,6 +301,7 @@ export async function handleResource(registry: Registry, req: ApiRequest): Promi
 
 /** JSON, YAML or Kubernetes protobuf, by Content-Type. */
 export function parseRequestBody(rs: ResourceStore, req: ApiRequest): unknown {
+  if (req.value !== undefined) return clone(req.value);
   const ct = header(req, 'content-type');
   if (mediaType(ct) === protobufMediaType) return decodeProtobufBody(rs.deps.schemas, req.rawBody ?? Buffer.alloc(0), rs.deps.kindSchema);
   return parseBody(ct, req.body ?? '');

@@ -16,6 +16,8 @@ export interface PatchRequest {
   raw: string;
   subresource: string;
   force: boolean;
+  /** the caller only serialises the object returned */
+  readOnlyResult?: boolean;
 }
 
 function parsePatchBody(req: PatchRequest): unknown {
@@ -74,7 +76,7 @@ export async function patchObject(
       return obj;
     },
     // the patch functions copy what they patch (the result is new), so they are given the stored object itself
-    { subresource: req.subresource, currentReadOnly: true, freshDesired: true },
+    { subresource: req.subresource, currentReadOnly: true, freshDesired: true, readOnlyResult: req.readOnlyResult },
   );
 }
 

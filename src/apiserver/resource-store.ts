@@ -3,7 +3,7 @@
 import type { KObject, ResourceDefinition } from '../api/types.js';
 import { apiVersionOf } from '../api/types.js';
 import { errors, FieldError, StatusError, type GroupResource } from '../machinery/errors.js';
-import { clone, deepEqual, generateName, newUid, rfc3339 } from '../machinery/object.js';
+import { clone, deepEqual, generateName, isPlainObject, newUid, rfc3339 } from '../machinery/object.js';
 import type { Schema, SchemaSet } from '../machinery/schema.js';
 import type { KeyValue, Store } from '../storage/types.js';
 import type { DeleteOptions, RequestContext } from './context.js';
@@ -87,8 +87,9 @@ export class ResourceStore {
   /**
    * The stored value of `obj`; for a watched key, a copy of `obj` is what its next revision decodes to.
    * `shared`: nobody changes `obj` after the write (it is only serialised), so it is kept itself, not a copy.
+   * `current`: the revision an update replaces; the values `obj` took from it as they are stay shared in the copy.
    */
-  private encodeWrite(key: string, obj: KObject, opts: { shared?: boolean } = {}): string {
+  private encodeWrite(key: string, obj: KObject, opts: { shared?: boolean; current?: KObject } = {}): string {
     // a shared result is only serialised afterwards: its response is then the stored text plus its revision
     const value = opts.shared && !this.def.storedAs && obj.metadata.resourceVersion === undefined ? encodeRemembered(obj) : this.encode(obj);
     // unwatched keys (most events): a copy nobody reads would only cost; the next update parses instead
@@ -97,7 +98,7 @@ export class ResourceStore {
         this.revisions.expect(key, value, obj);
         return value;
       }
-      const copy = clone(obj);
+      const copy = (opts.current && copySharing(obj, opts.current)) || clone(obj);
       delete copy.metadata.resourceVersion;
       this.revisions.expect(key, value, copy);
     }
@@ -225,6 +226,8 @@ export class ResourceStore {
       freshDesired?: boolean;
       /** `mutate` only reads its argument: it gets the shared current object itself, not a copy */
       currentReadOnly?: boolean;
+      /** the caller only reads (serialises) the object returned: it may share the stored revisions' values */
+      readOnlyResult?: boolean;
     },
   ): Promise<{ object: KObject; created: boolean }> {
     for (let attempt = 0; ; attempt++) {
@@ -241,7 +244,11 @@ export class ResourceStore {
       if (pinned && pinned !== current.metadata.resourceVersion) throw errors.staleResourceVersion(this.gr, name);
       const obj = this.prepareUpdate(ctx, desired, current, opts.subresource, { owned: opts.freshDesired });
       await this.deps.admission.admit({ ctx, store: this, operation: 'UPDATE', object: obj, old: current, namespace });
-      this.def.strategy.canonicalize?.(obj);
+      const statusOnly = opts.subresource === 'status' ? this.def.strategy.statusOnly : undefined;
+      if (statusOnly) statusOnly.canonicalize(obj);
+      else this.def.strategy.canonicalize?.(obj);
+      // what `obj` shares with the current revision (a status update's spec) is copied for a caller that may change it
+      const result = (o: KObject): KObject => (opts.readOnlyResult ? o : unshare(o, current));
       if (deepEqual({ ...obj, metadata: { ...obj.metadata, resourceVersion: undefined, managedFields: undefined } }, {
         ...current,
         metadata: { ...current.metadata, resourceVersion: undefined, managedFields: undefined },
@@ -250,15 +257,15 @@ export class ResourceStore {
         return { object: clone(current), created: false };
       }
       trackManagedFields(this, ctx, { live: current, updated: obj, subresource: opts.subresource });
-      if (ctx.dryRun) return { object: obj, created: false };
+      if (ctx.dryRun) return { object: result(obj), created: false };
       if (shouldDeleteDuringUpdate(obj) && !this.def.strategy.deletionBlocked?.(obj)) {
         const del = await this.deps.store.delete(kv!.key, { expectedRevision: kv!.modRevision });
-        if (del.ok) return { object: obj, created: false };
+        if (del.ok) return { object: result(obj), created: false };
       } else {
-        const res = await this.deps.store.update(kv!.key, this.encodeWrite(kv!.key, obj), kv!.modRevision);
+        const res = await this.deps.store.update(kv!.key, this.encodeWrite(kv!.key, obj, { current }), kv!.modRevision);
         if (res.ok) {
           obj.metadata.resourceVersion = String(res.kv.modRevision);
-          return { object: obj, created: false };
+          return { object: result(obj), created: false };
         }
       }
       if (pinned) throw errors.staleResourceVersion(this.gr, name);
@@ -295,12 +302,14 @@ export class ResourceStore {
     }
     if (meta.generateName === undefined && cm.generateName !== undefined) meta.generateName = cm.generateName;
     const st = this.def.strategy;
-    st.defaults?.(obj);
     let errs: FieldError[];
     if (subresource === 'status') {
       // the status subresource changes status and annotations (kube's status strategies reset spec and labels but
       // keep the new annotations: the deployment controller records revisions through deployments/status)
-      const next = statusUpdateBase(current, !ctx.managedFieldsDone);
+      const statusOnly = st.statusOnly;
+      if (statusOnly) statusOnly.defaults(obj);
+      else st.defaults?.(obj);
+      const next = statusOnly ? statusUpdateShared(current) : statusUpdateBase(current, !ctx.managedFieldsDone);
       next.status = obj.status;
       if (meta.annotations === undefined) delete next.metadata.annotations;
       else next.metadata.annotations = meta.annotations;
@@ -310,6 +319,7 @@ export class ResourceStore {
       if (errs.length) throw this.invalid(name, errs);
       return next;
     }
+    st.defaults?.(obj);
     if (subresource && this.def.subresources?.extra?.includes(subresource) && st.prepareForSubresourceUpdate) {
       const next = st.prepareForSubresourceUpdate(subresource, obj, clone(current));
       next.metadata.resourceVersion = meta.resourceVersion;
@@ -352,20 +362,20 @@ export class ResourceStore {
     name: string,
     input: KObject,
     subresource = '',
-    opts: { reparse?: () => KObject } = {},
+    opts: { reparse?: () => KObject; readOnlyResult?: boolean } = {},
   ): Promise<{ object: KObject; created: boolean }> {
     if (input.metadata?.name !== undefined && input.metadata.name !== name) {
       throw errors.badRequest(`the name of the object (${input.metadata.name}) does not match the name on the URL (${name})`);
     }
     const allowCreate = subresource === '' && !!this.def.strategy.allowCreateOnUpdate;
-    const { reparse } = opts;
+    const { reparse, readOnlyResult } = opts;
     if (reparse) {
       let attempts = 0;
       const fresh = () => (attempts++ === 0 ? input : reparse());
-      return this.guaranteedUpdate(ctx, namespace, name, fresh, { subresource, allowCreate, readsCurrent: false, freshDesired: true });
+      return this.guaranteedUpdate(ctx, namespace, name, fresh, { subresource, allowCreate, readsCurrent: false, freshDesired: true, readOnlyResult });
     }
     // prepareUpdate and create copy what they are given, so every attempt starts from the untouched input
-    return this.guaranteedUpdate(ctx, namespace, name, () => input, { subresource, allowCreate, readsCurrent: false });
+    return this.guaranteedUpdate(ctx, namespace, name, () => input, { subresource, allowCreate, readsCurrent: false, readOnlyResult });
   }
 
   async delete(ctx: RequestContext, namespace: string, name: string, opts: DeleteOptions): Promise<DeleteResult> {
@@ -452,6 +462,21 @@ export class ResourceStore {
 }
 
 /**
+ * The object of a status update whose strategy changes only the status (statusOnly): `current`'s fields in its key
+ * order, shared (read-only), with a metadata object of its own (shallow) and a place for the new status.
+ */
+function statusUpdateShared(current: KObject): KObject {
+  const next: Record<string, unknown> = {};
+  const cur = current as unknown as Record<string, unknown>;
+  for (const k in cur) {
+    if (!Object.prototype.hasOwnProperty.call(cur, k)) continue;
+    if (k === 'status') next.status = undefined; // the key's place
+    else next[k] = k === 'metadata' ? { ...current.metadata } : cur[k];
+  }
+  return next as unknown as KObject;
+}
+
+/**
  * A copy of `current` for a status update to put its status in (what { ...clone(current), status } was, keys in the
  * same order) without copying the status it replaces; `replacedManagedFields`: managedFields are recomputed
  * (assigned, never changed in place), so the current list is shared instead of copied.
@@ -471,6 +496,54 @@ function statusUpdateBase(current: KObject, replacedManagedFields: boolean): KOb
     }
   }
   return next as unknown as KObject;
+}
+
+/**
+ * A deep copy of `obj` (as clone gives) in which the top-level and metadata values that are `current`'s own objects
+ * (a status update's spec, labels, owner references) are shared instead: they belong to a stored revision, so they
+ * are plain JSON already and nobody changes them. Undefined when `obj` has a key a plain copy cannot take over.
+ */
+function copySharing(obj: KObject, current: KObject): KObject | undefined {
+  const meta = obj.metadata as unknown as Record<string, unknown>;
+  if (!isPlainObject(meta)) return undefined;
+  const out = copyLevel(obj as unknown as Record<string, unknown>, current as unknown as Record<string, unknown>, 'metadata');
+  const m = out && copyLevel(meta, current.metadata as unknown as Record<string, unknown>);
+  if (!out || !m) return undefined;
+  out.metadata = m;
+  return out as unknown as KObject;
+}
+
+/** One level of copySharing; the key `skip` is left for the caller. */
+function copyLevel(src: Record<string, unknown>, shared: Record<string, unknown>, skip?: string): Record<string, unknown> | undefined {
+  const out: Record<string, unknown> = {};
+  for (const k in src) {
+    if (!Object.prototype.hasOwnProperty.call(src, k)) continue;
+    const v = src[k];
+    if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue; // JSON drops these
+    if (k === '__proto__') return undefined; // JSON.parse makes it an own key, an assignment the prototype
+    if (k === skip) out[k] = undefined; // the key's place
+    else out[k] = typeof v === 'object' && v !== null && v === shared[k] ? v : clone(v);
+  }
+  return out;
+}
+
+/** `obj` with copies of the top-level and metadata values it shares with `current` (read-only ones). */
+function unshare(obj: KObject, current: KObject): KObject {
+  const o = obj as unknown as Record<string, unknown>;
+  const cur = current as unknown as Record<string, unknown>;
+  for (const k in o) {
+    const v = o[k];
+    if (typeof v === 'object' && v !== null && v === cur[k] && Object.prototype.hasOwnProperty.call(o, k)) o[k] = clone(v);
+  }
+  const meta = obj.metadata as unknown as Record<string, unknown>;
+  const cm = current.metadata as unknown as Record<string, unknown>;
+  if (isPlainObject(meta) && isPlainObject(cm)) {
+    for (const k in meta) {
+      const v = meta[k];
+      if (typeof v === 'object' && v !== null && v === cm[k] && Object.prototype.hasOwnProperty.call(meta, k)) meta[k] = clone(v);
+    }
+  }
+  return obj;
 }
 
 function shouldDeleteDuringUpdate(obj: KObject): boolean {

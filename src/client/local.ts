@@ -29,7 +29,7 @@ export class LocalClient implements Client {
     const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
     const path = (ns: string, name = '', sub = '') =>
       `${base}${ns ? `/namespaces/${encodeURIComponent(ns)}` : ''}/${plural}${name ? `/${encodeURIComponent(name)}` : ''}${sub ? `/${sub}` : ''}`;
-    const call = async (method: string, p: string, query: Record<string, string | undefined>, body?: string, contentType?: string) => {
+    const call = async (method: string, p: string, query: Record<string, string | undefined>, body?: string, contentType?: string, value?: unknown) => {
       const q = new URLSearchParams();
       for (const [k, v] of Object.entries(query)) if (v !== undefined) q.set(k, v);
       const req: ApiRequest = {
@@ -37,6 +37,7 @@ export class LocalClient implements Client {
         query: q,
         headers: { 'user-agent': this.userAgent, 'content-type': contentType ?? 'application/json' },
         body,
+        value,
         user: this.user,
       };
       return (await handleResource(this.registry, req)).body;
@@ -63,8 +64,8 @@ export class LocalClient implements Client {
       // with a subresource, `obj` is the body posted to <name>/<subresource> (pods/binding, pods/eviction)
       create: async (ns, obj, o) =>
         (await call('POST', o?.subresource ? path(ns, obj.metadata.name, o.subresource) : path(ns), writeQuery(o), JSON.stringify(obj))) as KObject,
-      update: async (ns, obj, o) =>
-        (await call('PUT', path(ns, obj.metadata.name, o?.subresource), writeQuery(o), JSON.stringify(obj))) as KObject,
+      // the object itself, not its JSON: the server decodes it as a copy (a kubelet's status update is a whole pod)
+      update: async (ns, obj, o) => (await call('PUT', path(ns, obj.metadata.name, o?.subresource), writeQuery(o), undefined, undefined, obj)) as KObject,
       patch: async (ns, name, type, patch, o) =>
         (await call(
           'PATCH',

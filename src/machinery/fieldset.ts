@@ -125,11 +125,27 @@ export class FieldSet {
    */
   private encoded: Record<string, unknown> | undefined = undefined;
   private encodedSelf: Record<string, unknown> | undefined = undefined;
+  /**
+   * A set decoded lazily (fromFieldsV1 with `lazy`): the canonical fieldsV1 object whose top level is read on first
+   * use, each child again lazily. An update compares and merges the few paths it changed, so most of every
+   * manager's set is never read, only written back as the object it was decoded from.
+   */
+  private unread: Record<string, unknown> | undefined = undefined;
 
   private constructor(
-    private readonly mem: ReadonlyMap<string, PathElement>,
-    private readonly kids: ReadonlyMap<string, Child>,
+    private m: ReadonlyMap<string, PathElement>,
+    private k: ReadonlyMap<string, Child>,
   ) {}
+
+  private get mem(): ReadonlyMap<string, PathElement> {
+    if (this.unread !== undefined) readLevel(this as unknown as Lazy);
+    return this.m;
+  }
+
+  private get kids(): ReadonlyMap<string, Child> {
+    if (this.unread !== undefined) readLevel(this as unknown as Lazy);
+    return this.k;
+  }
 
   static empty(): FieldSet {
     return EMPTY;
@@ -150,9 +166,11 @@ export class FieldSet {
    * toFieldsV1 wrote it and is never changed (a stored revision's, shared read-only): its subtrees are kept as
    * the encoding of the set's subtrees.
    */
-  static fromFieldsV1(fields: unknown, opts: { canonical?: boolean } = {}): FieldSet {
+  static fromFieldsV1(fields: unknown, opts: { canonical?: boolean; lazy?: boolean } = {}): FieldSet {
     if (fields === undefined || fields === null) return EMPTY;
     if (!isObj(fields)) throw new Error('expected a JSON object for fieldsV1');
+    // `lazy` (canonical only): read on use; a malformed key then throws where it is first read
+    if (opts.canonical && opts.lazy) return hasChildren(fields) ? lazySet(fields, false) : EMPTY;
     return readNode(fields, !!opts.canonical).children;
   }
 
@@ -430,31 +448,96 @@ function emitNew(s: FieldSet, includeSelf: boolean): Record<string, unknown> {
   return out;
 }
 
+/** A FieldSet's private state, for the lazy decoding below. */
+interface Lazy {
+  m: ReadonlyMap<string, PathElement>;
+  k: ReadonlyMap<string, Child>;
+  unread: Record<string, unknown> | undefined;
+  encoded: Record<string, unknown> | undefined;
+  encodedSelf: Record<string, unknown> | undefined;
+}
+
+/** The set of a canonical fieldsV1 node with children, read on first use; `self`: the node carries ".". */
+function lazySet(obj: Record<string, unknown>, self: boolean): FieldSet {
+  const s = new construct(NO_MEMBERS, NO_CHILDREN);
+  const l = s as unknown as Lazy;
+  l.unread = obj;
+  // canonical text: this object is what emitting the set gives, as readNode records it
+  if (self) l.encodedSelf = obj;
+  else l.encoded = obj;
+  return s;
+}
+
+/**
+ * Whether readNode would find children in `obj`: a key it parses (or throws on) other than ".". Keys of unknown
+ * element types are dropped, as parsePathElement does.
+ */
+function hasChildren(obj: Record<string, unknown>): boolean {
+  for (const key in obj) {
+    if (!Object.prototype.hasOwnProperty.call(obj, key) || key === '.') continue;
+    const t = key.charCodeAt(0);
+    // f, v, k, i; a key too short or without the colon is an error (thrown when read)
+    if (key.length < 2 || key.charCodeAt(1) !== 0x3a || t === 0x66 || t === 0x76 || t === 0x6b || t === 0x69) return true;
+  }
+  return false;
+}
+
+/** readNode of one level of a lazy set: its members, and its children as lazy sets. */
+function readLevel(l: Lazy): void {
+  const obj = l.unread!;
+  let mem: Map<string, PathElement> | undefined;
+  let kids: Map<string, Child> | undefined;
+  for (const key in obj) {
+    if (!Object.prototype.hasOwnProperty.call(obj, key) || key === '.') continue;
+    const pe = parsePathElement(key);
+    if (!pe) continue;
+    const val = obj[key];
+    if (!isObj(val)) throw new Error(`expected a JSON object for ${JSON.stringify(key)}`);
+    const k = key.charCodeAt(0) === 0x66 ? key : serializePathElement(pe);
+    const self = Object.prototype.hasOwnProperty.call(val, '.');
+    const withChildren = hasChildren(val);
+    // as readNode: a node is a member when it carries "." or has no children
+    if (self || !withChildren) (mem ??= new Map()).set(k, pe);
+    if (withChildren) {
+      const child = lazySet(val, self);
+      const prev = (kids ??= new Map()).get(k);
+      kids.set(k, { pe, set: prev ? prev.set.union(child) : child });
+    }
+  }
+  l.m = mem ?? NO_MEMBERS;
+  l.k = kids ?? NO_CHILDREN;
+  l.unread = undefined;
+}
+
 function readNode(obj: Record<string, unknown>, canonical: boolean): { children: FieldSet; isMember: boolean } {
-  const mem = new Map<string, PathElement>();
-  const kids = new Map<string, Child>();
+  // maps made on first use (most nodes have no members or no children); for-in: no array of entries per node
+  let mem: Map<string, PathElement> | undefined;
+  let kids: Map<string, Child> | undefined;
   let isMember = false;
-  for (const [key, val] of Object.entries(obj)) {
+  for (const key in obj) {
+    if (!Object.prototype.hasOwnProperty.call(obj, key)) continue;
     if (key === '.') {
       isMember = true;
       continue;
     }
     const pe = parsePathElement(key);
     if (!pe) continue;
+    const val = obj[key];
     if (!isObj(val)) throw new Error(`expected a JSON object for ${JSON.stringify(key)}`);
     const sub = readNode(val, canonical);
-    const k = serializePathElement(pe);
-    if (sub.isMember) mem.set(k, pe);
+    // a field's key is its serialised form already ("f:" + name)
+    const k = key.charCodeAt(0) === 0x66 ? key : serializePathElement(pe);
+    if (sub.isMember) (mem ??= new Map()).set(k, pe);
     if (!sub.children.isEmpty()) {
-      const prev = kids.get(k);
+      const prev = (kids ??= new Map()).get(k);
       kids.set(k, { pe, set: prev ? prev.set.union(sub.children) : sub.children });
     }
   }
-  const children = make(mem, kids);
+  const children = mem === undefined && kids === undefined ? EMPTY : new construct(mem ?? NO_MEMBERS, kids ?? NO_CHILDREN);
   // canonical text: this object is what emitting the set gives (with "." exactly when a member has children)
   if (canonical && children !== EMPTY) (children as unknown as Encodings)[isMember ? 'encodedSelf' : 'encoded'] = obj;
   // A node with no (understood) children is a member of its parent.
-  return { children, isMember: isMember || (mem.size === 0 && kids.size === 0) };
+  return { children, isMember: isMember || children === EMPTY };
 }
 
 export { fieldsOf, compareObjects, changedFields, ensureNamedFieldsAreMembers, removeFields } from './apply-walk.js';

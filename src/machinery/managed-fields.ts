@@ -80,11 +80,12 @@ function unixSeconds(t: string | undefined): number {
 /**
  * Decodes metadata.managedFields; throws an Error with Kubernetes' message for an invalid entry.
  * `canonical`: the entries are as encodeManagedFields wrote them (a stored object's), so their fieldsV1 may be
- * written back as they are while their sets do not change.
+ * written back as they are while their sets do not change. `lazy` (with canonical): the sets are read as they are
+ * used (FieldSet.fromFieldsV1), so a malformed fieldsV1 throws where it is first read instead.
  */
 export function decodeManagedFields(
   entries: readonly ManagedFieldsEntry[] | undefined | null,
-  opts: { canonical?: boolean } = {},
+  opts: { canonical?: boolean; lazy?: boolean } = {},
 ): Map<string, ManagerEntry> {
   const out = new Map<string, ManagerEntry>();
   (entries ?? []).forEach((e, i) => {
@@ -94,7 +95,7 @@ export function decodeManagedFields(
     if (e.fieldsType !== 'FieldsV1') throw new Error(`invalid fieldsType ${goQuote(String(e.fieldsType))} in managed fields entry ${i}`);
     let set: FieldSet;
     try {
-      set = FieldSet.fromFieldsV1(e.fieldsV1 ?? {}, { canonical: opts.canonical });
+      set = FieldSet.fromFieldsV1(e.fieldsV1 ?? {}, { canonical: opts.canonical, lazy: opts.lazy });
     } catch (err) {
       throw new Error(`error decoding versioned set for ${goQuote(e.manager ?? '')}: error decoding set: ${(err as Error).message}`);
     }
@@ -250,7 +251,7 @@ function isReset(mf: unknown): boolean {
   return mf.length === 1 && valuesEqual(mf[0], {});
 }
 
-function decodeOrEmpty(mf: unknown, opts: { canonical: boolean }): Map<string, ManagerEntry> {
+function decodeOrEmpty(mf: unknown, opts: { canonical: boolean; lazy?: boolean }): Map<string, ManagerEntry> {
   try {
     return decodeManagedFields(Array.isArray(mf) ? (mf as ManagedFieldsEntry[]) : undefined, opts);
   } catch {
@@ -288,18 +289,28 @@ export function updateManagedFields(p: UpdateParams): { object: Obj; managedFiel
 
 /** The managedFields entries `updateManagedFields` would give the object (undefined when none), without the copy. */
 export function managedFieldsAfterUpdate(p: UpdateParams): ManagedFieldsEntry[] | undefined {
+  try {
+    // the stored entries decoded lazily: an update reads only the parts of each set it changes
+    return afterUpdate(p, true);
+  } catch {
+    // a stored fieldsV1 found malformed while read: decided as a whole decoding does (such entries are dropped)
+    return afterUpdate(p, false);
+  }
+}
+
+function afterUpdate(p: UpdateParams, lazy: boolean): ManagedFieldsEntry[] | undefined {
   const liveMeta = isObj(p.live?.metadata) ? p.live.metadata : {};
   const newMeta = isObj(p.updated.metadata) ? p.updated.metadata : {};
   // Which managedFields to start from: the live object's on subresources; else the request's, unless
   // it resets them ([] or [{}]) or they are missing/invalid, in which case the live object's.
   let managed: Map<string, ManagerEntry>;
   // The live object's entries are canonical (this module encoded them); the request's only when they are the same.
-  if (p.subresource) managed = decodeOrEmpty(liveMeta.managedFields, { canonical: true });
+  if (p.subresource) managed = decodeOrEmpty(liveMeta.managedFields, { canonical: true, lazy });
   else if (isReset(newMeta.managedFields)) managed = new Map();
   else {
     const asLive = p.live !== undefined && valuesEqual(newMeta.managedFields, liveMeta.managedFields);
-    managed = decodeOrEmpty(newMeta.managedFields, { canonical: asLive });
-    if (managed.size === 0) managed = decodeOrEmpty(liveMeta.managedFields, { canonical: true });
+    managed = decodeOrEmpty(newMeta.managedFields, { canonical: asLive, lazy });
+    if (managed.size === 0) managed = decodeOrEmpty(liveMeta.managedFields, { canonical: true, lazy });
   }
   const after = withoutManagedFields(p.updated);
   const isCreate = p.live === undefined || !liveMeta.uid;

@@ -171,3 +171,74 @@ describe('compareObjects', () => {
     assert.ok(c.added.isEmpty() && c.removed.isEmpty());
   });
 });
+
+describe('lazily decoded sets', () => {
+  // canonical fieldsV1 as toFieldsV1 writes them: fields, map-list keys, set values, indexes, "." on members with children
+  const podStatus = {
+    'f:metadata': { 'f:annotations': { '.': {}, 'f:note': {} } },
+    'f:status': {
+      'f:conditions': {
+        '.': {},
+        'k:{"type":"Ready"}': { '.': {}, 'f:lastProbeTime': {}, 'f:status': {}, 'f:type': {} },
+        'k:{"type":"PodScheduled"}': { '.': {}, 'f:status': {}, 'f:type': {} },
+      },
+      'f:containerStatuses': {},
+      'f:phase': {},
+      'f:podIPs': { '.': {}, 'k:{"ip":"10.0.0.5"}': { '.': {}, 'f:ip': {} } },
+    },
+  };
+  const creator = {
+    'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} }, 'f:finalizers': { '.': {}, 'v:"a/b"': {} } },
+    'f:spec': {
+      '.': {},
+      'f:containers': { 'k:{"name":"c"}': { '.': {}, 'f:image': {}, 'f:ports': { 'k:{"containerPort":80,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {} } } } },
+      'f:args': { 'i:0': {}, 'i:1': { 'f:x': {} } },
+    },
+    'f:status': { '.': {}, 'f:phase': {}, 'f:qosClass': {} },
+  };
+  // not canonical but decodable: unknown element types are dropped, a node of nothing understood is a member
+  const odd = { 'f:status': { 'x:whatever': {}, 'f:phase': { 'z:q': {} } }, 'f:spec': {} };
+  const fixtures = [podStatus, creator, odd, {}, { 'f:status': { 'f:phase': {} } }];
+  const eager = (o: object) => FieldSet.fromFieldsV1(structuredClone(o), { canonical: true });
+  const lazy = (o: object) => FieldSet.fromFieldsV1(structuredClone(o), { canonical: true, lazy: true });
+  const show = (s: FieldSet) => [s.toString(), json(s), s.size, s.isEmpty()];
+
+  it('answer every set operation as eagerly decoded sets do', () => {
+    for (const a of fixtures) {
+      assert.deepEqual(show(lazy(a)), show(eager(a)));
+      assert.deepEqual(show(lazy(a).leaves()), show(eager(a).leaves()));
+      for (const b of fixtures) {
+        for (const [x, y] of [[lazy(a), eager(b)], [eager(a), lazy(b)], [lazy(a), lazy(b)]] as const) {
+          const e = [eager(a), eager(b)] as const;
+          assert.deepEqual(show(x.union(y)), show(e[0].union(e[1])));
+          assert.deepEqual(show(x.intersection(y)), show(e[0].intersection(e[1])));
+          assert.deepEqual(show(x.difference(y)), show(e[0].difference(e[1])));
+          assert.deepEqual(show(x.recursiveDifference(y)), show(e[0].recursiveDifference(e[1])));
+          assert.equal(x.equals(y), e[0].equals(e[1]));
+        }
+      }
+    }
+    assert.ok(lazy(creator).has([f('spec'), f('containers'), k({ name: 'c' }), f('ports'), k({ containerPort: 80, protocol: 'TCP' }), f('containerPort')]));
+    assert.ok(lazy(odd).has([f('status'), f('phase')]));
+  });
+
+  it('are written back as the objects they were read from, untouched subtrees included', () => {
+    const obj = structuredClone(creator);
+    const s = FieldSet.fromFieldsV1(obj, { canonical: true, lazy: true });
+    assert.equal(s.toFieldsV1(), obj);
+    const d = s.difference(FieldSet.of([f('status'), f('phase')]));
+    const out = d.toFieldsV1();
+    assert.notEqual(out, obj);
+    assert.equal(out['f:spec'], obj['f:spec']);
+    assert.equal(out['f:metadata'], obj['f:metadata']);
+    assert.equal(JSON.stringify(out), json(eager(creator).difference(FieldSet.of([f('status'), f('phase')]))));
+  });
+
+  it('throw on a malformed key when it is read', () => {
+    const bad = { 'f:spec': { 'k:{not json': {} }, 'f:status': { 'f:phase': {} } };
+    assert.throws(() => eager(bad));
+    const s = lazy(bad);
+    assert.ok(s.withPrefix(f('status')).has([f('phase')]));
+    assert.throws(() => s.withPrefix(f('spec')).isEmpty());
+  });
+});

@@ -122,6 +122,22 @@ describe('updateManagedFields', () => {
     assert.equal(updateManagedFields({ live: created, updated: req, manager: 'x', apiVersion: 'v1', now: T0, schema: cmSchema, set }).managedFields, undefined);
   });
 
+  it('drops stored entries found malformed where the update reads them, as decoding them whole did', () => {
+    const created = stored(update(undefined, configMap({ a: '1' }), 'creator'));
+    const broken = (fieldsV1: O): O => ({
+      ...created,
+      metadata: { ...(created.metadata as O), managedFields: [{ ...mf(created)[0], fieldsV1 }] },
+    });
+    // the update changes data.a, so the creator's data entry is read (lazily) and found malformed: untracked
+    const live = broken({ 'f:data': { 'k:{not json': {} } });
+    const out = updateManagedFields({ live, updated: { ...live, data: { a: '2' } }, manager: 'x', apiVersion: 'v1', now: T1, schema: cmSchema, set });
+    assert.equal(out.managedFields, undefined);
+    // an entry whose value is not an object: the same
+    const live2 = broken({ 'f:data': { 'f:a': 'x' } });
+    const out2 = updateManagedFields({ live: live2, updated: { ...live2, data: { a: '2' } }, manager: 'x', apiVersion: 'v1', now: T1, schema: cmSchema, set });
+    assert.equal(out2.managedFields, undefined);
+  });
+
   it('records the subresource and leaves reset fields unowned', () => {
     const created = stored(update(undefined, configMap({ a: '1' }), 'creator'));
     const out = update(created, { ...created, data: { a: '1', s: 'x' }, immutable: true }, 'ctl', T1, {
