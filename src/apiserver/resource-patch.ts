@@ -3,6 +3,7 @@ import { YAML } from '../machinery/yaml.js';
 import type { KObject } from '../api/types.js';
 import { errors, StatusError } from '../machinery/errors.js';
 import { applyJsonPatch } from '../machinery/patch-json.js';
+import { copyAlong } from '../machinery/patch-common.js';
 import { applyMergePatch } from '../machinery/patch-merge.js';
 import { applyStrategicMergePatch } from '../machinery/patch-strategic.js';
 import { isPlainObject } from '../machinery/object.js';
@@ -51,12 +52,16 @@ export async function patchObject(
     name,
     (current) => {
       if (!current) throw errors.notFound(rs.gr, name);
-      const cur = { ...current };
+      // A status patch of a kind whose status update takes only status and annotations from the object (statusOnly)
+      // copies what the patch reaches, the status and metadata's top level (system fields are set on it); the rest
+      // (a pod's spec, managedFields) is shared with the stored revision, read-only, instead of copied whole.
+      const owned = req.subresource === 'status' && rs.def.strategy.statusOnly !== undefined && req.type !== 'json' && isPlainObject(patch);
+      const cur = owned ? statusPatchBase(current, patch) : { ...current };
       let result: unknown;
       try {
         if (req.type === 'json') result = applyJsonPatch(cur, patch, { fieldValidation: ctx.fieldValidation });
-        else if (req.type === 'merge') result = applyMergePatch(cur, patch, { fieldValidation: ctx.fieldValidation });
-        else result = applyStrategicMergePatch(cur, patch, rs.schema, rs.deps.schemas);
+        else if (req.type === 'merge') result = applyMergePatch(cur, patch, { fieldValidation: ctx.fieldValidation, originalOwned: owned });
+        else result = applyStrategicMergePatch(cur, patch, rs.schema, rs.deps.schemas, { originalOwned: owned });
       } catch (e) {
         if (e instanceof StatusError) throw e;
         throw errors.internal((e as Error).message);
@@ -78,6 +83,12 @@ export async function patchObject(
     // the patch functions copy what they patch (the result is new), so they are given the stored object itself
     { subresource: req.subresource, currentReadOnly: true, freshDesired: true, readOnlyResult: req.readOnlyResult },
   );
+}
+
+function statusPatchBase(current: KObject, patch: Record<string, unknown>): KObject {
+  const base = copyAlong(current as unknown as Record<string, unknown>, patch, ['status']) as unknown as KObject;
+  if (base.metadata === current.metadata) base.metadata = { ...current.metadata };
+  return base;
 }
 
 function patchPinsResourceVersion(type: PatchType, patch: unknown): boolean {

@@ -11,6 +11,8 @@ export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 
 export interface PatchOptions {
   fieldValidation?: FieldValidation;
+  /** the original is the caller's to change in place wherever the patch reaches (see copyAlong), not copied whole */
+  originalOwned?: boolean;
 }
 
 export function isObject(v: unknown): v is JsonObject {
@@ -43,6 +45,30 @@ export function cloneJson<T>(v: T): T {
 }
 
 /** Structural equality of JSON values (object key order is irrelevant). */
+/**
+ * A copy of `original` a patch may change in place: the maps on the way to each key the patch names are shallow
+ * copies, each value it names (directly, or as the list a `$setElementOrder/` or `$deleteFromPrimitiveList/`
+ * directive orders) is a deep copy, and whatever the patch does not reach is shared with `original`. `deep` names
+ * top-level keys to copy whole anyway.
+ */
+export function copyAlong(original: JsonObject, patch: JsonObject, deep: readonly string[] = []): JsonObject {
+  const out: JsonObject = {};
+  for (const k of Object.keys(original)) setOwn(out, k, deep.includes(k) ? cloneJson(original[k]) : original[k]);
+  for (const pk of Object.keys(patch)) {
+    const k = pk.startsWith('$') ? listDirectiveTarget(pk) : pk;
+    if (k === undefined || deep.includes(k) || !hasOwn(original, k)) continue;
+    const ov = original[k];
+    const pv = patch[pk];
+    setOwn(out, k, k === pk && isObject(ov) && isObject(pv) ? copyAlong(ov, pv) : cloneJson(ov));
+  }
+  return out;
+}
+
+function listDirectiveTarget(key: string): string | undefined {
+  for (const prefix of ['$setElementOrder/', '$deleteFromPrimitiveList/']) if (key.startsWith(prefix)) return key.slice(prefix.length);
+  return undefined; // $patch, $retainKeys: act on the map itself, which is a copy
+}
+
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a)) {

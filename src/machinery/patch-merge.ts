@@ -36,7 +36,7 @@ export function applyMergePatch(original: unknown, patch: unknown, opts: PatchOp
   try {
     if (Array.isArray(patch)) return pruneNulls(cloneJson(patch));
     if (!isObject(original)) return pruneNulls(cloneJson(patch));
-    return mergeObjects(cloneJson(original), cloneJson(patch));
+    return mergeObjects(opts.originalOwned ? original : cloneJson(original), cloneJson(patch));
   } catch (e) {
     throw asStatusError(e);
   }

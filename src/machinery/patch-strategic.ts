@@ -40,11 +40,11 @@ import { applyElementOrders, mergeList } from './patch-strategic-lists.js';
  * Applies a strategic merge patch (the decoded request body) to `original`, an object described by `schema`.
  * Inputs are never modified. Errors are StatusErrors with kube-apiserver's codes and messages.
  */
-export function applyStrategicMergePatch(original: unknown, patch: unknown, schema: Schema, set: SchemaSet): unknown {
+export function applyStrategicMergePatch(original: unknown, patch: unknown, schema: Schema, set: SchemaSet, opts: { originalOwned?: boolean } = {}): unknown {
   if (patch !== null && patch !== undefined && !isObject(patch)) {
     throw errors.badRequest(`json: cannot unmarshal ${jsonKindName(patch)} into Go value of type map[string]interface {}`);
   }
-  const base = isObject(original) ? cloneJson(original) : {};
+  const base = !isObject(original) ? {} : opts.originalOwned ? original : cloneJson(original);
   if (!isObject(patch)) return base; // a null patch changes nothing
   const ctx: SmpContext = {
     set,

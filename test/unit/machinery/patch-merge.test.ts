@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { StatusError } from '../../../src/machinery/errors.js';
+import { copyAlong } from '../../../src/machinery/patch-common.js';
 import { applyMergePatch } from '../../../src/machinery/patch-merge.js';
 
 type O = Record<string, unknown>;
@@ -58,7 +59,13 @@ describe('applyMergePatch: RFC 7386', () => {
     ['a "__proto__" key is an ordinary key', {}, JSON.parse('{"__proto__":{"x":1}}'), JSON.parse('{"__proto__":{"x":1}}')],
   ];
   for (const [name, doc, patch, want] of cases) {
-    it(name, () => assert.deepEqual(applyMergePatch(deepFreeze(doc), deepFreeze(patch)), want));
+    it(name, () => {
+      assert.deepEqual(applyMergePatch(deepFreeze(doc), deepFreeze(patch)), want);
+      // patching a copy of only what the patch reaches (a status patch's way) gives the same, leaving `doc` alone
+      if (patch && typeof patch === 'object' && !Array.isArray(patch)) {
+        assert.deepEqual(applyMergePatch(copyAlong(doc, patch as O), patch, { originalOwned: true }), want);
+      }
+    });
   }
 
   it('does not modify its inputs and shares no structure with them', () => {
@@ -107,5 +114,26 @@ describe('applyMergePatch: errors', () => {
     assert.equal(e.code, 400);
     assert.equal(e.message, 'Invalid JSON Patch');
     assert.deepEqual(applyMergePatch({ a: 1 }, [{ a: null, b: 1 }, null], { fieldValidation: 'Ignore' }), [{ b: 1 }, null]);
+  });
+});
+
+describe('copyAlong', () => {
+  it('copies the maps on the way to what a patch names and the values it names, and shares the rest', () => {
+    const doc = deepFreeze({
+      metadata: { name: 'p', labels: { a: '1' }, managedFields: [{ manager: 'm' }] },
+      spec: { containers: [{ name: 'c' }] },
+      status: { phase: 'Pending', conditions: [{ type: 'Ready', status: 'False' }], podIPs: [{ ip: '10.0.0.1' }] },
+    });
+    const patch = { metadata: { labels: { b: '2' } }, status: { '$setElementOrder/conditions': [{ type: 'Ready' }], phase: 'Running' } };
+    const out = copyAlong(doc, patch, ['spec']) as typeof doc;
+    assert.deepEqual(out, doc);
+    assert.notEqual(out.metadata, doc.metadata);
+    assert.notEqual(out.metadata.labels, doc.metadata.labels);
+    assert.equal(out.metadata.managedFields, doc.metadata.managedFields, 'not reached: shared');
+    assert.notEqual(out.spec, doc.spec, 'named in `deep`: copied');
+    assert.notEqual(out.spec.containers[0], doc.spec.containers[0]);
+    assert.notEqual(out.status.conditions, doc.status.conditions, 'ordered by a directive: copied');
+    assert.equal(out.status.podIPs, doc.status.podIPs, 'not reached: shared');
+    assert.ok(!Object.isFrozen(out.status));
   });
 });

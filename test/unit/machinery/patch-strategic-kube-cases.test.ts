@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { copyAlong } from '../../../src/machinery/patch-common.js';
 import { applyStrategicMergePatch } from '../../../src/machinery/patch-strategic.js';
+
+function deepFreeze<T>(v: T): T {
+  if (v && typeof v === 'object') {
+    for (const x of Object.values(v)) deepFreeze(x);
+    Object.freeze(v);
+  }
+  return v;
+}
 import { SchemaSet, s } from '../../../src/machinery/schema.js';
 
 // Cases adapted from k8s.io/apimachinery/pkg/util/strategicpatch's patch_test.go: the two-way patch applied to the
@@ -146,6 +155,9 @@ function run(list: Case[]): void {
       const got = applyStrategicMergePatch(original, patch, ITEM, set);
       // list order matters, object member order does not
       assert.deepEqual(got, want);
+      // patching a copy of only what the patch reaches (a status patch's way) gives the same, leaving the rest shared
+      const frozen = deepFreeze(structuredClone(original)) as Record<string, unknown>;
+      assert.deepEqual(applyStrategicMergePatch(copyAlong(frozen, patch as Record<string, unknown>), patch, ITEM, set, { originalOwned: true }), want);
     });
   }
 }
