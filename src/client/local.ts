@@ -25,6 +25,11 @@ export class LocalClient implements Client {
     private readonly userAgent = 'k1s',
   ) {}
 
+  /** The same client, identified by another user agent (a component's: it names the field manager of its writes). */
+  withUserAgent(userAgent: string): LocalClient {
+    return new LocalClient(this.registry, this.user, userAgent);
+  }
+
   resource(apiVersion: string, plural: string): ResourceClient {
     const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
     const path = (ns: string, name = '', sub = '') =>

@@ -16,7 +16,7 @@ import { kubeconfigYaml, writeKubeconfig } from '../pki/kubeconfig.js';
 import { Compactor } from '../storage/compactor.js';
 import { SqliteStore } from '../storage/sqlite.js';
 import { ServiceAccountTokens } from '../pki/service-account-tokens.js';
-import { versionInfo } from './version.js';
+import { componentUserAgent, versionInfo } from './version.js';
 import { issueKubeletClientCert } from '../apiserver/kubelet-connection.js';
 import { buildClusterApi, bootstrapClusterObjects } from './api.js';
 import { RealUsageStore } from '../api/metrics-real-usage.js';
@@ -172,7 +172,7 @@ export class Cluster {
     // Control plane and nodes start after the API is ready (they are its clients, as in Kubernetes).
     if (!opts.disableControllerManager) {
       const controllers = new ControllerManager({
-        client,
+        client: client.withUserAgent(componentUserAgent('kube-controller-manager')),
         log,
         controllers: defaultControllers({
           definitions: registry.definitions,
@@ -185,12 +185,18 @@ export class Cluster {
       stoppers.unshift(() => controllers.stop());
     }
     if (!opts.disableScheduler) {
-      const scheduler = new ControllerManager({ client, log, leaseName: 'kube-scheduler', controllers: [schedulerFactory()] });
+      const scheduler = new ControllerManager({
+        client: client.withUserAgent(componentUserAgent('kube-scheduler')),
+        log,
+        leaseName: 'kube-scheduler',
+        controllers: [schedulerFactory()],
+      });
       await scheduler.start();
       stoppers.unshift(() => scheduler.stop());
     }
     const sim = opts.simulatedNodes;
-    const simulated = new SimulatedNodes({ client, log, capacity: simCapacity(sim) });
+    const kubeletApi = client.withUserAgent(componentUserAgent('kubelet'));
+    const simulated = new SimulatedNodes({ client: kubeletApi, log, capacity: simCapacity(sim) });
     // adopts Nodes added at run time (k1s node add --simulated) even when none are asked for at start
     await simulated.start({ count: sim?.count ?? 0 });
     stoppers.unshift(() => simulated.stop());
@@ -205,7 +211,7 @@ export class Cluster {
           stoppers.unshift(() => podApi.stop());
         };
         const clusterDNSServiceIP = opts.serviceCIDR ? serviceIPAt(opts.serviceCIDR, 10) : undefined;
-        agent = await NodeAgent.start({ client, dataDir: opts.dataDir, log, ca: pki.ca, onPodNetwork, clusterDNSServiceIP, ownContainerd, ...opts.agent });
+        agent = await NodeAgent.start({ client: kubeletApi, dataDir: opts.dataDir, log, ca: pki.ca, onPodNetwork, clusterDNSServiceIP, ownContainerd, ...opts.agent });
       } catch (e) {
         for (const s of stoppers.splice(0)) await Promise.resolve(s()).catch(() => undefined);
         throw e;

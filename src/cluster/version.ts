@@ -16,6 +16,17 @@ export function k1sVersion(): string {
   return '0.0.0';
 }
 
+/**
+ * The user agent a Kubernetes component's client sends (`kubelet/v1.33.0 (linux/amd64) kubernetes/…`): the API server
+ * names the field manager of its writes after the part before the first slash, so managedFields show kubelet,
+ * kube-scheduler and kube-controller-manager as on a real cluster.
+ */
+export function componentUserAgent(component: string): string {
+  const { major, minor, patch } = kubernetesVersion;
+  const arch = process.arch === 'x64' ? 'amd64' : process.arch;
+  return `${component}/v${major}.${minor}.${patch} (${process.platform}/${arch}) kubernetes/k1s-${k1sVersion()}`;
+}
+
 export function versionInfo(): Record<string, string> {
   const { major, minor, patch } = kubernetesVersion;
   return {

@@ -57,6 +57,19 @@ test('startCluster: a ConfigMap round trip and Ready simulated nodes through @ku
   });
   assert.deepEqual(nodes.sort(), ['k1s-sim-0', 'k1s-sim-1']);
 
+  // the components write under their own names, as on a real cluster: the root CA publisher's ConfigMap, the
+  // kubelet's status writes
+  const ca = await until('kube-root-ca.crt', () => core.readNamespacedConfigMap({ namespace: 'default', name: 'kube-root-ca.crt' }).catch(() => undefined));
+  assert.deepEqual(ca.metadata?.managedFields?.map((m) => [m.manager, m.operation]), [['kube-controller-manager', 'Update']]);
+  await core.createNamespacedPod({ namespace: 'default', body: { metadata: { name: 'managed' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } });
+  const running = await until('pod Running', async () => {
+    const p = await core.readNamespacedPod({ namespace: 'default', name: 'managed' });
+    return p.status?.phase === 'Running' ? p : undefined;
+  });
+  const managers = running.metadata?.managedFields?.map((m) => `${m.manager} ${m.operation} ${m.subresource ?? ''}`.trim());
+  assert.ok(managers?.includes('kubelet Update status'), `managers: ${managers}`);
+  assert.ok(!managers?.some((m) => m.startsWith('k1s ')), `managers: ${managers}`);
+
   await cluster.stop();
   assert.ok(!existsSync(cluster.dataDir), 'the temporary data dir is removed on stop');
   assert.ok(existsSync(join(cacheHome, 'k1s', 'embedded-tls-v1', 'ca.crt')), 'its certificates are kept for the next one');
