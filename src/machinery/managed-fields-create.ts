@@ -33,6 +33,7 @@ export function createdFieldsV1(obj: Obj, schema: Schema | undefined, set: Schem
 
 /** A declared field as the walk writes it: its `f:<name>` key and its type's atom. */
 interface Field {
+  readonly name: string;
   readonly key: string;
   readonly type: Atom | null;
 }
@@ -46,11 +47,22 @@ interface Table {
   readonly fields: Map<string, Field>;
   /** the type atom of undeclared keys (a map) or of the items (a list) */
   readonly elem: Atom | null;
+  /** the key sets of the last few objects met, most recent first (see orderedFields) */
+  readonly orders: Order[];
 }
+
+/** An object's defined keys in its own order, and their fields in Go's string order. */
+interface Order {
+  readonly keys: readonly string[];
+  readonly fields: readonly Field[];
+}
+
+/** How many key orders a table remembers: a pod's containers, init containers and ephemeral ones may differ. */
+const ORDERS = 4;
 
 function tableOf(atom: Exclude<Atom, { kind: 'scalar' }>, set: SchemaSet): Table {
   let t = set.derived.get(atom) as Table | undefined;
-  if (!t) set.derived.set(atom, (t = { fields: new Map(), elem: typeAtom(atom.elem, set) }));
+  if (!t) set.derived.set(atom, (t = { fields: new Map(), elem: typeAtom(atom.elem, set), orders: [] }));
   return t;
 }
 
@@ -58,24 +70,52 @@ function fieldOf(atom: MapAtom, t: Table, k: string, set: SchemaSet): Field {
   const known = t.fields.get(k);
   if (known) return known;
   // undeclared keys (labels, annotations, ...) are the users' own: not remembered
-  if (!atom.fields || !Object.prototype.hasOwnProperty.call(atom.fields, k)) return { key: 'f:' + k, type: t.elem };
-  const f: Field = { key: 'f:' + k, type: typeAtom(fieldType(atom, k), set) };
+  if (!atom.fields || !Object.prototype.hasOwnProperty.call(atom.fields, k)) return { name: k, key: 'f:' + k, type: t.elem };
+  const f: Field = { name: k, key: 'f:' + k, type: typeAtom(fieldType(atom, k), set) };
   t.fields.set(k, f);
   return f;
 }
 
-/** The keys with a value, in Go's string order. */
-function definedKeys(o: Obj): string[] {
+/**
+ * The fields of the keys of `o` that have a value, in Go's string order. Objects of one type mostly come with the
+ * same keys in the same order (every pod's containers, say): the table remembers the last few orders it sorted, so
+ * such an object costs a comparison of its keys instead of a sort and a field lookup per key.
+ */
+function orderedFields(o: Obj, atom: MapAtom, t: Table, set: SchemaSet): readonly Field[] {
+  const orders = t.orders;
+  for (let i = 0; i < orders.length; i++) {
+    const known = orders[i];
+    if (!hasKeys(o, known.keys)) continue;
+    if (i > 0) {
+      orders.splice(i, 1);
+      orders.unshift(known);
+    }
+    return known.fields;
+  }
   const keys: string[] = [];
-  let plain = true;
+  for (const k in o) if (o[k] !== undefined && Object.prototype.hasOwnProperty.call(o, k)) keys.push(k);
+  const fields = sortedKeys(keys.slice()).map((k) => fieldOf(atom, t, k, set));
+  orders.unshift({ keys, fields });
+  if (orders.length > ORDERS) orders.pop();
+  return fields;
+}
+
+/** Whether the keys of `o` that have a value are `keys`, in that order. */
+function hasKeys(o: Obj, keys: readonly string[]): boolean {
+  let i = 0;
   // for-in: no key array of its own per object (own keys only, as Object.keys)
   for (const k in o) {
     if (o[k] === undefined || !Object.prototype.hasOwnProperty.call(o, k)) continue;
-    keys.push(k);
-    // JavaScript's own order is UTF-16's, which differs from Go's only for characters past U+D7FF
-    if (plain && !isPlainKey(k)) plain = false;
+    if (keys[i] !== k) return false;
+    i++;
   }
-  if (!plain) return keys.sort(compareStrings);
+  return i === keys.length;
+}
+
+/** `keys` sorted in place in Go's string order. */
+function sortedKeys(keys: string[]): string[] {
+  // JavaScript's own order is UTF-16's, which differs from Go's only for characters past U+D7FF
+  for (const k of keys) if (!isPlainKey(k)) return keys.sort(compareStrings);
   // insertion sort: maps are small, and `<` on strings beats sort()'s generic comparison
   for (let i = 1; i < keys.length; i++) {
     const k = keys[i];
@@ -104,15 +144,15 @@ const PARENT: Node = { self: false };
 
 /** The fieldsV1 of a newly set map (walkAdded's subtree); undefined when it is no member and has no children. */
 function mapChildren(v: unknown, atom: MapAtom, set: SchemaSet, node: Node): Fields | undefined {
-  const keys = isObj(v) ? definedKeys(v) : undefined;
-  if (!keys?.length) return node.self ? {} : undefined;
-  const o = v as Obj;
-  const t = tableOf(atom, set);
+  if (!isObj(v)) return node.self ? {} : undefined;
+  const fields = orderedFields(v, atom, tableOf(atom, set), set);
+  if (!fields.length) return node.self ? {} : undefined;
+  const o = v;
   // the "." entry comes first: it is written before the children, not spliced in afterwards
   const out: Fields = node.self ? { '.': {} } : {};
   let any = false;
-  for (const k of keys) {
-    const f = fieldOf(atom, t, k, set);
+  for (const f of fields) {
+    const k = f.name;
     if (node.unowned?.has(k)) {
       const sub = node.unowned === UNOWNED_TOP && k === 'metadata' ? metadataChildren(o[k], f.type, set) : children(o[k], f.type, set, PARENT);
       if (sub === undefined) continue;
