@@ -55,7 +55,19 @@ interface Table {
 interface Order {
   readonly keys: readonly string[];
   readonly fields: readonly Field[];
+  /** every field is a leaf whatever its value (its type is a scalar or atomic) */
+  readonly leaves: boolean;
+  /** then the fieldsV1 of such an object as a member: the same for all of them, so built once (see LEAF) */
+  member?: Fields;
 }
+
+/**
+ * A member without children. The fieldsV1 a create writes is shared read-only, like the encoding of a FieldSet
+ * (fieldset.ts): its leaves, and the whole fieldsV1 of a map whose fields are all leaves (a volume mount, a
+ * resource list, labels), are one frozen object each for every create, instead of new objects that a kept
+ * revision holds on to (in a pod, most of the objects stored are fieldsV1's).
+ */
+const LEAF: Fields = Object.freeze({});
 
 /** How many key orders a table remembers: a pod's containers, init containers and ephemeral ones may differ. */
 const ORDERS = 4;
@@ -77,11 +89,11 @@ function fieldOf(atom: MapAtom, t: Table, k: string, set: SchemaSet): Field {
 }
 
 /**
- * The fields of the keys of `o` that have a value, in Go's string order. Objects of one type mostly come with the
+ * The fields of the keys of `o` that have a value, in Go's string order (and what they say of its fieldsV1). Objects of one type mostly come with the
  * same keys in the same order (every pod's containers, say): the table remembers the last few orders it sorted, so
  * such an object costs a comparison of its keys instead of a sort and a field lookup per key.
  */
-function orderedFields(o: Obj, atom: MapAtom, t: Table, set: SchemaSet): readonly Field[] {
+function orderOf(o: Obj, atom: MapAtom, t: Table, set: SchemaSet): Order {
   const orders = t.orders;
   for (let i = 0; i < orders.length; i++) {
     const known = orders[i];
@@ -90,14 +102,15 @@ function orderedFields(o: Obj, atom: MapAtom, t: Table, set: SchemaSet): readonl
       orders.splice(i, 1);
       orders.unshift(known);
     }
-    return known.fields;
+    return known;
   }
   const keys: string[] = [];
   for (const k in o) if (o[k] !== undefined && Object.prototype.hasOwnProperty.call(o, k)) keys.push(k);
   const fields = sortedKeys(keys.slice()).map((k) => fieldOf(atom, t, k, set));
-  orders.unshift({ keys, fields });
+  const order: Order = { keys, fields, leaves: fields.every((f) => f.type !== null && (f.type.kind === 'scalar' || f.type.atomic)) };
+  orders.unshift(order);
   if (orders.length > ORDERS) orders.pop();
-  return fields;
+  return order;
 }
 
 /** Whether the keys of `o` that have a value are `keys`, in that order. */
@@ -144,12 +157,14 @@ const PARENT: Node = { self: false };
 
 /** The fieldsV1 of a newly set map (walkAdded's subtree); undefined when it is no member and has no children. */
 function mapChildren(v: unknown, atom: MapAtom, set: SchemaSet, node: Node): Fields | undefined {
-  if (!isObj(v)) return node.self ? {} : undefined;
-  const fields = orderedFields(v, atom, tableOf(atom, set), set);
-  if (!fields.length) return node.self ? {} : undefined;
+  if (!isObj(v)) return node.self ? LEAF : undefined;
+  const order = orderOf(v, atom, tableOf(atom, set), set);
+  const fields = order.fields;
+  if (!fields.length) return node.self ? LEAF : undefined;
+  if (order.leaves && node.self && !node.unowned) return (order.member ??= leavesMember(fields));
   const o = v;
   // the "." entry comes first: it is written before the children, not spliced in afterwards
-  const out: Fields = node.self ? { '.': {} } : {};
+  const out: Fields = node.self ? { '.': LEAF } : {};
   let any = false;
   for (const f of fields) {
     const k = f.name;
@@ -160,7 +175,14 @@ function mapChildren(v: unknown, atom: MapAtom, set: SchemaSet, node: Node): Fie
     } else out[f.key] = children(o[k], f.type, set, MEMBER)!;
     any = true;
   }
-  return any ? out : node.self ? {} : undefined;
+  return any ? out : node.self ? LEAF : undefined;
+}
+
+/** The fieldsV1 of a member map whose fields are all leaves (frozen: shared by every create). */
+function leavesMember(fields: readonly Field[]): Fields {
+  const out: Fields = { '.': LEAF };
+  for (const f of fields) out[f.key] = LEAF;
+  return Object.freeze(out);
 }
 
 /** metadata's children, less the system fields. */
@@ -173,14 +195,14 @@ function metadataChildren(v: unknown, type: Atom | null, set: SchemaSet): Fields
 /** The fieldsV1 of a newly set value of type `type` (typeAtom's); undefined when it is no member and has no children. */
 function children(v: unknown, type: Atom | null, set: SchemaSet, node: Node): Fields | undefined {
   const atom = valueAtom(type, v);
-  if (atom.kind === 'scalar' || atom.atomic) return node.self ? {} : undefined;
+  if (atom.kind === 'scalar' || atom.atomic) return node.self ? LEAF : undefined;
   if (atom.kind === 'map') return mapChildren(v, atom, set, node);
   const groups = Array.isArray(v) && v.length ? (byStringKey(atom, v) ?? sortedItems(atom, v, set)) : [];
-  if (groups.length === 0) return node.self ? {} : undefined;
+  if (groups.length === 0) return node.self ? LEAF : undefined;
   const et = tableOf(atom, set).elem;
-  const out: Fields = node.self ? { '.': {} } : {};
+  const out: Fields = node.self ? { '.': LEAF } : {};
   // an item that appears more than once is owned as a whole (a member without children)
-  for (const [key, g] of groups) out[key] = g.items.length === 1 ? children(g.items[0], et, set, MEMBER)! : {};
+  for (const [key, g] of groups) out[key] = g.items.length === 1 ? children(g.items[0], et, set, MEMBER)! : LEAF;
   return out;
 }
 

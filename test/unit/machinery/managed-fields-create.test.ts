@@ -198,6 +198,35 @@ describe('managedFields of a create, written straight from the object', () => {
     }
   });
 
+  it('leaves, and maps whose fields are all leaves, are one frozen object for every create', () => {
+    const pod = (name: string): Obj => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, labels: { app: 'x' } },
+      spec: { containers: [{ name: 'c', image: 'i', resources: { requests: { cpu: '1' } }, volumeMounts: [{ name: 'v', mountPath: '/' + name }] }] },
+    });
+    interface F {
+      [k: string]: F;
+    }
+    const a = same(pod('a'), realPods.schema, realPods.deps.schemas)![0].fieldsV1 as F;
+    const b = same(pod('b'), realPods.schema, realPods.deps.schemas)![0].fieldsV1 as F;
+    assert.notEqual(a, b);
+    const ca = a['f:spec']['f:containers']['k:{"name":"c"}'];
+    const cb = b['f:spec']['f:containers']['k:{"name":"c"}'];
+    // the container differs (its mount's key is the pod's own), its resource list and mounts' fields do not
+    assert.notEqual(ca, cb);
+    assert.equal(a['f:metadata']['f:labels'], b['f:metadata']['f:labels']);
+    assert.equal(ca['f:resources']['f:requests'], cb['f:resources']['f:requests']);
+    assert.equal(ca['f:volumeMounts']['k:{"mountPath":"/a"}'], cb['f:volumeMounts']['k:{"mountPath":"/b"}']);
+    assert.equal(ca['f:image'], cb['f:name']);
+    for (const shared of [a['f:metadata']['f:labels'], ca['f:image']]) {
+      assert.ok(Object.isFrozen(shared));
+      assert.throws(() => {
+        shared['f:y'] = {};
+      }, TypeError);
+    }
+  });
+
   it('the fast path is only taken for a plain create', () => {
     // a create that brings its own entries keeps what they own of fields it does not set (general path)
     const own: ManagedFieldsEntry[] = [{ manager: 'other', operation: 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:k': {}, 'f:gone': {} } } }];
