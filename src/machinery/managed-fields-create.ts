@@ -47,7 +47,7 @@ interface Table {
   readonly fields: Map<string, Field>;
   /** the type atom of undeclared keys (a map) or of the items (a list) */
   readonly elem: Atom | null;
-  /** the key sets of the last few objects met, most recent first (see orderedFields) */
+  /** the key orders of the last few objects met, most recent first (see orderOf) */
   readonly orders: Order[];
 }
 
@@ -89,9 +89,10 @@ function fieldOf(atom: MapAtom, t: Table, k: string, set: SchemaSet): Field {
 }
 
 /**
- * The fields of the keys of `o` that have a value, in Go's string order (and what they say of its fieldsV1). Objects of one type mostly come with the
- * same keys in the same order (every pod's containers, say): the table remembers the last few orders it sorted, so
- * such an object costs a comparison of its keys instead of a sort and a field lookup per key.
+ * The fields of the keys of `o` that have a value, in Go's string order, and what they tell of its fieldsV1. Objects
+ * of one type mostly come with the same keys in the same order (every pod's containers, say): the table remembers
+ * the last few orders it sorted, so such an object costs a comparison of its keys instead of a sort and a field
+ * lookup per key.
  */
 function orderOf(o: Obj, atom: MapAtom, t: Table, set: SchemaSet): Order {
   const orders = t.orders;
