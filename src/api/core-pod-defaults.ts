@@ -124,8 +124,25 @@ const REFERENCE = new RegExp(
   `^(?:(${DOMAIN})/)?(${PATH_COMPONENT}(?:/${PATH_COMPONENT})*)(?::([\\w][\\w.-]{0,127}))?(?:@([A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9A-Fa-f]{32,}))?$`,
 );
 
+/**
+ * Tags by image, as imageTag found them: the pods of a workload all name the same few images, and matching the
+ * reference grammar costs more than the rest of a container's defaulting. Cleared whole when full.
+ */
+const tags = new Map<string, string>();
+const MAX_TAGS = 1024;
+
 /** The tag parsers.ParseImageName reports: "latest" when neither tag nor digest is given, "" when unparsable. */
 export function imageTag(image: string): string {
+  let tag = tags.get(image);
+  if (tag === undefined) {
+    tag = parseTag(image);
+    if (tags.size >= MAX_TAGS) tags.clear();
+    tags.set(image, tag);
+  }
+  return tag;
+}
+
+function parseTag(image: string): string {
   const m = REFERENCE.exec(image);
   if (!m || image.length > 255) return '';
   const [, , , tag, digest] = m;

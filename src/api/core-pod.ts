@@ -89,7 +89,10 @@ export const podResource = defineResource<Pod>({
     defaults: defaultPod,
     prepareForCreate(pod) {
       prepareNewPod(pod, rfc3339());
-      normalizePodEncoding(pod);
+      // defaults() has just normalised the pod (normalizePodEncoding), and prepareNewPod only adds values Go writes
+      // as they are; what it drops can leave one thing Go would not write before validation sees it: the empty
+      // volume list of a pod whose volumes were all image volumes (test/unit/api/pod-create-encoding.test.ts)
+      if (pod.spec?.volumes?.length === 0) delete pod.spec.volumes;
     },
     prepareForUpdate(pod, old) {
       pod.status = clone(old.status);

@@ -11,7 +11,13 @@ interface Stored {
   metaEnd: number;
 }
 
-const stored = new WeakMap<object, Stored>();
+/**
+ * The texts of the objects encodeRemembered wrote, until their response takes them (jsonOf, once). Not a WeakMap:
+ * the object lives on as the key's kept revision, and so would its text, copied into the old generation at every
+ * create; entries a response never takes (a create that failed) are dropped oldest first.
+ */
+const stored = new Map<object, Stored>();
+const MAX_STORED = 1024;
 
 /**
  * JSON.stringify(obj), written key by key to learn where metadata ends; remembered for jsonOf. Only for an object
@@ -31,6 +37,7 @@ export function encodeRemembered(obj: KObject): string {
   }
   text += '}';
   if (metaEnd > 0 && text.charCodeAt(metaEnd) === 0x7d && !Object.prototype.hasOwnProperty.call(obj.metadata, 'resourceVersion')) {
+    if (stored.size >= MAX_STORED) stored.delete(stored.keys().next().value!);
     stored.set(obj, { text, metaEnd });
   }
   return text;
@@ -40,6 +47,7 @@ export function encodeRemembered(obj: KObject): string {
 export function jsonOf(v: unknown): string {
   const s = typeof v === 'object' && v !== null ? stored.get(v) : undefined;
   if (s) {
+    stored.delete(v!);
     const meta = (v as KObject).metadata as Record<string, unknown>;
     const rv = meta.resourceVersion;
     const keys = Object.keys(meta);

@@ -149,8 +149,17 @@ export function duplicateFields(raw: string): string[] {
   const ws = () => {
     for (let c = raw.charCodeAt(i); c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09; c = raw.charCodeAt(++i));
   };
+  /** where the next backslash is at or after the string being read (-1: none left) */
+  let backslash = raw.indexOf('\\');
   /** moves past a string (at its opening quote); returns whether it has escapes */
   const skipString = (): boolean => {
+    // most strings have no escapes: jump to the closing quote
+    const close = raw.indexOf('"', i + 1);
+    if (backslash !== -1 && backslash <= i) backslash = raw.indexOf('\\', i + 1);
+    if (close !== -1 && (backslash === -1 || backslash > close)) {
+      i = close + 1;
+      return false;
+    }
     let escaped = false;
     i++;
     for (let c = raw.charCodeAt(i); i < n && c !== 0x22; c = raw.charCodeAt(i)) {

@@ -33,6 +33,7 @@ export function createdFieldsV1(obj: Obj, schema: Schema | undefined, set: Schem
 
 /** A declared field as the walk writes it: its `f:<name>` key and its type's atom. */
 interface Field {
+  readonly name: string;
   readonly key: string;
   readonly type: Atom | null;
 }
@@ -46,11 +47,34 @@ interface Table {
   readonly fields: Map<string, Field>;
   /** the type atom of undeclared keys (a map) or of the items (a list) */
   readonly elem: Atom | null;
+  /** the key orders of the last few objects met, most recent first (see orderOf) */
+  readonly orders: Order[];
 }
+
+/** An object's defined keys in its own order, and their fields in Go's string order. */
+interface Order {
+  readonly keys: readonly string[];
+  readonly fields: readonly Field[];
+  /** every field is a leaf whatever its value (its type is a scalar or atomic) */
+  readonly leaves: boolean;
+  /** then the fieldsV1 of such an object as a member: the same for all of them, so built once (see LEAF) */
+  member?: Fields;
+}
+
+/**
+ * A member without children. The fieldsV1 a create writes is shared read-only, like the encoding of a FieldSet
+ * (fieldset.ts): its leaves, and the whole fieldsV1 of a map whose fields are all leaves (a volume mount, a
+ * resource list, labels), are one frozen object each for every create, instead of new objects that a kept
+ * revision holds on to (in a pod, most of the objects stored are fieldsV1's).
+ */
+const LEAF: Fields = Object.freeze({});
+
+/** How many key orders a table remembers: a pod's containers, init containers and ephemeral ones may differ. */
+const ORDERS = 4;
 
 function tableOf(atom: Exclude<Atom, { kind: 'scalar' }>, set: SchemaSet): Table {
   let t = set.derived.get(atom) as Table | undefined;
-  if (!t) set.derived.set(atom, (t = { fields: new Map(), elem: typeAtom(atom.elem, set) }));
+  if (!t) set.derived.set(atom, (t = { fields: new Map(), elem: typeAtom(atom.elem, set), orders: [] }));
   return t;
 }
 
@@ -58,24 +82,54 @@ function fieldOf(atom: MapAtom, t: Table, k: string, set: SchemaSet): Field {
   const known = t.fields.get(k);
   if (known) return known;
   // undeclared keys (labels, annotations, ...) are the users' own: not remembered
-  if (!atom.fields || !Object.prototype.hasOwnProperty.call(atom.fields, k)) return { key: 'f:' + k, type: t.elem };
-  const f: Field = { key: 'f:' + k, type: typeAtom(fieldType(atom, k), set) };
+  if (!atom.fields || !Object.prototype.hasOwnProperty.call(atom.fields, k)) return { name: k, key: 'f:' + k, type: t.elem };
+  const f: Field = { name: k, key: 'f:' + k, type: typeAtom(fieldType(atom, k), set) };
   t.fields.set(k, f);
   return f;
 }
 
-/** The keys with a value, in Go's string order. */
-function definedKeys(o: Obj): string[] {
+/**
+ * The fields of the keys of `o` that have a value, in Go's string order, and what they tell of its fieldsV1. Objects
+ * of one type mostly come with the same keys in the same order (every pod's containers, say): the table remembers
+ * the last few orders it sorted, so such an object costs a comparison of its keys instead of a sort and a field
+ * lookup per key.
+ */
+function orderOf(o: Obj, atom: MapAtom, t: Table, set: SchemaSet): Order {
+  const orders = t.orders;
+  for (let i = 0; i < orders.length; i++) {
+    const known = orders[i];
+    if (!hasKeys(o, known.keys)) continue;
+    if (i > 0) {
+      orders.splice(i, 1);
+      orders.unshift(known);
+    }
+    return known;
+  }
   const keys: string[] = [];
-  let plain = true;
+  for (const k in o) if (o[k] !== undefined && Object.prototype.hasOwnProperty.call(o, k)) keys.push(k);
+  const fields = sortedKeys(keys.slice()).map((k) => fieldOf(atom, t, k, set));
+  const order: Order = { keys, fields, leaves: fields.every((f) => f.type !== null && (f.type.kind === 'scalar' || f.type.atomic)) };
+  orders.unshift(order);
+  if (orders.length > ORDERS) orders.pop();
+  return order;
+}
+
+/** Whether the keys of `o` that have a value are `keys`, in that order. */
+function hasKeys(o: Obj, keys: readonly string[]): boolean {
+  let i = 0;
   // for-in: no key array of its own per object (own keys only, as Object.keys)
   for (const k in o) {
     if (o[k] === undefined || !Object.prototype.hasOwnProperty.call(o, k)) continue;
-    keys.push(k);
-    // JavaScript's own order is UTF-16's, which differs from Go's only for characters past U+D7FF
-    if (plain && !isPlainKey(k)) plain = false;
+    if (keys[i] !== k) return false;
+    i++;
   }
-  if (!plain) return keys.sort(compareStrings);
+  return i === keys.length;
+}
+
+/** `keys` sorted in place in Go's string order. */
+function sortedKeys(keys: string[]): string[] {
+  // JavaScript's own order is UTF-16's, which differs from Go's only for characters past U+D7FF
+  for (const k of keys) if (!isPlainKey(k)) return keys.sort(compareStrings);
   // insertion sort: maps are small, and `<` on strings beats sort()'s generic comparison
   for (let i = 1; i < keys.length; i++) {
     const k = keys[i];
@@ -104,15 +158,17 @@ const PARENT: Node = { self: false };
 
 /** The fieldsV1 of a newly set map (walkAdded's subtree); undefined when it is no member and has no children. */
 function mapChildren(v: unknown, atom: MapAtom, set: SchemaSet, node: Node): Fields | undefined {
-  const keys = isObj(v) ? definedKeys(v) : undefined;
-  if (!keys?.length) return node.self ? {} : undefined;
-  const o = v as Obj;
-  const t = tableOf(atom, set);
+  if (!isObj(v)) return node.self ? LEAF : undefined;
+  const order = orderOf(v, atom, tableOf(atom, set), set);
+  const fields = order.fields;
+  if (!fields.length) return node.self ? LEAF : undefined;
+  if (order.leaves && node.self && !node.unowned) return (order.member ??= leavesMember(fields));
+  const o = v;
   // the "." entry comes first: it is written before the children, not spliced in afterwards
-  const out: Fields = node.self ? { '.': {} } : {};
+  const out: Fields = node.self ? { '.': LEAF } : {};
   let any = false;
-  for (const k of keys) {
-    const f = fieldOf(atom, t, k, set);
+  for (const f of fields) {
+    const k = f.name;
     if (node.unowned?.has(k)) {
       const sub = node.unowned === UNOWNED_TOP && k === 'metadata' ? metadataChildren(o[k], f.type, set) : children(o[k], f.type, set, PARENT);
       if (sub === undefined) continue;
@@ -120,7 +176,14 @@ function mapChildren(v: unknown, atom: MapAtom, set: SchemaSet, node: Node): Fie
     } else out[f.key] = children(o[k], f.type, set, MEMBER)!;
     any = true;
   }
-  return any ? out : node.self ? {} : undefined;
+  return any ? out : node.self ? LEAF : undefined;
+}
+
+/** The fieldsV1 of a member map whose fields are all leaves (frozen: shared by every create). */
+function leavesMember(fields: readonly Field[]): Fields {
+  const out: Fields = { '.': LEAF };
+  for (const f of fields) out[f.key] = LEAF;
+  return Object.freeze(out);
 }
 
 /** metadata's children, less the system fields. */
@@ -133,14 +196,14 @@ function metadataChildren(v: unknown, type: Atom | null, set: SchemaSet): Fields
 /** The fieldsV1 of a newly set value of type `type` (typeAtom's); undefined when it is no member and has no children. */
 function children(v: unknown, type: Atom | null, set: SchemaSet, node: Node): Fields | undefined {
   const atom = valueAtom(type, v);
-  if (atom.kind === 'scalar' || atom.atomic) return node.self ? {} : undefined;
+  if (atom.kind === 'scalar' || atom.atomic) return node.self ? LEAF : undefined;
   if (atom.kind === 'map') return mapChildren(v, atom, set, node);
   const groups = Array.isArray(v) && v.length ? (byStringKey(atom, v) ?? sortedItems(atom, v, set)) : [];
-  if (groups.length === 0) return node.self ? {} : undefined;
+  if (groups.length === 0) return node.self ? LEAF : undefined;
   const et = tableOf(atom, set).elem;
-  const out: Fields = node.self ? { '.': {} } : {};
+  const out: Fields = node.self ? { '.': LEAF } : {};
   // an item that appears more than once is owned as a whole (a member without children)
-  for (const [key, g] of groups) out[key] = g.items.length === 1 ? children(g.items[0], et, set, MEMBER)! : {};
+  for (const [key, g] of groups) out[key] = g.items.length === 1 ? children(g.items[0], et, set, MEMBER)! : LEAF;
   return out;
 }
 

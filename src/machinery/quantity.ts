@@ -98,6 +98,9 @@ export class Quantity {
     private readonly original?: string,
   ) {}
 
+  /** canonical(), once: parsed quantities are shared, and "16Mi" (not kept verbatim) is written at every pod create */
+  private canonicalText: string | undefined = undefined;
+
   /** Quantity.parse, remembered for the strings seen lately (a quantity is immutable, so sharing one is safe). */
   static parse(str: string): Quantity {
     let q = parsed.get(str);
@@ -247,7 +250,7 @@ export class Quantity {
 
   /** The serialised form: the input when Go keeps it, otherwise the canonical form. */
   toString(): string {
-    return this.original ?? this.canonical();
+    return this.original ?? (this.canonicalText ??= this.canonical());
   }
 
   toJSON(): string {

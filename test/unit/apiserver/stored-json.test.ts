@@ -43,6 +43,22 @@ describe('stored JSON reused for the response', () => {
     assert.equal(jsonOf([1, 'x']), JSON.stringify([1, 'x']));
   });
 
+  it('a text serves one response; texts no response took are dropped, oldest first', () => {
+    const a = obj({ name: 'a' });
+    encodeRemembered(a);
+    a.metadata.resourceVersion = '1';
+    assert.equal(jsonOf(a), JSON.stringify(a));
+    // asked again after a change: not from the text any more
+    (a as unknown as Record<string, unknown>).data = { k: 'v' };
+    assert.equal(jsonOf(a), JSON.stringify(a));
+    const many = Array.from({ length: 1500 }, (_, i) => obj({ name: `m${i}` }));
+    for (const m of many) encodeRemembered(m);
+    for (const m of many) {
+      m.metadata.resourceVersion = '2';
+      assert.equal(jsonOf(m), JSON.stringify(m));
+    }
+  });
+
   describe('through the API (as the HTTPS front serialises a create)', () => {
     const store = SqliteStore.open({ path: ':memory:' });
     const api = buildClusterApi(store, { metrics: false });

@@ -85,6 +85,47 @@ describe('write-path fast paths', () => {
     assert.deepEqual(duplicateFields(`{${[...many, '"k3":2', '"k30":2', '"k3":3'].join(',')}}`), ['k3', 'k30', 'k3'], 'a large object');
     assert.deepEqual(duplicateFields('{"a":1,"a'), []);
     assert.deepEqual(duplicateFields('{"a":1,"a\u0001":2,"a\u0001":3}'), []);
+    // strings that end in an escaped backslash or hold escaped quotes, before and after plain ones
+    assert.deepEqual(duplicateFields('{"v":"a\\\\","k":1,"k":2,"w":"\\"}","w":"x"}'), ['k', 'w']);
+    assert.deepEqual(duplicateFields('{"a\\\\":1,"a\\\\":2,"b":"\\\\\\"","b":3}'), ['a\\', 'b']);
+  });
+
+  it('duplicateFields against the structure the text was written from (random bodies with escapes and duplicates)', () => {
+    let seed = 7;
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648) >> 8) % n;
+    const words = ['a', 'b', 'k"q', 'x\\', 'é', '\u{1F600}', 'tab\t', '', 'x\\"y'];
+    type Node = { kind: 'obj'; entries: [string, Node][] } | { kind: 'arr'; items: Node[] } | { kind: 'str' | 'num'; text: string };
+    const gen = (depth: number): Node => {
+      const r = rand(depth > 3 ? 2 : 4);
+      if (r === 0) return { kind: 'str', text: JSON.stringify(words[rand(words.length)] + words[rand(words.length)]) };
+      if (r === 1) return { kind: 'num', text: ['1', '-2.5e3', 'true', 'null'][rand(4)] };
+      if (r === 2) return { kind: 'arr', items: Array.from({ length: rand(4) }, () => gen(depth + 1)) };
+      return { kind: 'obj', entries: Array.from({ length: rand(5) }, () => [words[rand(words.length)], gen(depth + 1)] as [string, Node]) };
+    };
+    const text = (n: Node): string =>
+      n.kind === 'obj'
+        ? `{${n.entries.map(([k, v]) => `${JSON.stringify(k)}:${text(v)}`).join(rand(2) ? ',' : ' , ')}}`
+        : n.kind === 'arr'
+          ? `[${n.items.map(text).join(',')}]`
+          : n.text;
+    const dups = (n: Node, path: string, out: string[]): string[] => {
+      if (n.kind === 'obj') {
+        const seen = new Set<string>();
+        for (const [k, v] of n.entries) {
+          const p = path ? `${path}.${k}` : k;
+          if (seen.has(k)) out.push(p);
+          seen.add(k);
+          dups(v, p, out);
+        }
+      } else if (n.kind === 'arr') n.items.forEach((v, i) => dups(v, `${path}[${i}]`, out));
+      return out;
+    };
+    for (let i = 0; i < 500; i++) {
+      const body: Node = { kind: 'obj', entries: Array.from({ length: 1 + rand(5) }, () => [words[rand(words.length)], gen(1)] as [string, Node]) };
+      const t = text(body);
+      // each duplicate is reported when its second occurrence is read: after what lies below the first
+      assert.deepEqual(duplicateFields(t), dups(body, '', []), t);
+    }
   });
 });
 

@@ -150,6 +150,83 @@ describe('managedFields of a create, written straight from the object', () => {
     });
   });
 
+  it('objects of one type in many key orders and key sets (the remembered orders): random pods against the general path', () => {
+    // a small seeded generator: the same cases on every run
+    let seed = 42;
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648) >> 8) % n;
+    /** a copy of `o` with a random subset of its keys (at least `keep` of them) in a random order, some undefined */
+    const shuffled = (o: Obj, keep = 1): Obj => {
+      const keys = Object.keys(o).filter((k, i) => i < keep || rand(4) > 0);
+      for (let i = keys.length - 1; i > 0; i--) {
+        const j = rand(i + 1);
+        [keys[i], keys[j]] = [keys[j], keys[i]];
+      }
+      const out: Obj = {};
+      for (const k of keys) out[k] = rand(10) === 0 ? undefined : o[k];
+      return out;
+    };
+    const container = (name: string): Obj =>
+      shuffled({
+        name,
+        image: 'busybox',
+        command: ['sleep'],
+        ports: [{ containerPort: 80, protocol: 'TCP' }, { containerPort: 80, protocol: 'UDP' }, shuffled({ containerPort: 53, name: 'dns', hostPort: 53 })],
+        env: [shuffled({ name: 'A', value: '1' }), { name: 'B', valueFrom: shuffled({ fieldRef: { fieldPath: 'metadata.name' }, configMapKeyRef: { name: 'c', key: 'k' } }) }],
+        resources: shuffled({ requests: shuffled({ cpu: '1', memory: '1Mi', 'example.com/\u{1F600}': '1' }), limits: { cpu: '2' } }),
+        volumeMounts: [shuffled({ mountPath: '/a', name: 'v', readOnly: true }, 2)],
+        imagePullPolicy: 'Always',
+        terminationMessagePath: '/dev/termination-log',
+      });
+    for (let i = 0; i < 300; i++) {
+      const pod: Obj = shuffled({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: shuffled({ name: 'p', namespace: 'n', uid: 'u', labels: shuffled({ app: 'x', '\uE000': 'y', '\u{1F600}': 'z', 'a/b': '' }), annotations: { a: 'b' } }),
+        spec: shuffled({
+          containers: [container('c'), container('d'), ...(rand(3) === 0 ? [container('c')] : [])],
+          initContainers: [container('i')],
+          ephemeralContainers: [{ ...container('e'), targetContainerName: 'c' }],
+          volumes: [shuffled({ name: 'v', emptyDir: shuffled({ medium: 'Memory', sizeLimit: '1Gi' }), secret: { secretName: 's' } }, 1)],
+          tolerations: [shuffled({ key: 'k', operator: 'Exists', effect: 'NoSchedule' })],
+          nodeSelector: shuffled({ b: '1', a: '2' }),
+          dnsPolicy: 'ClusterFirst',
+          priority: 0,
+        }),
+        status: shuffled({ phase: 'Pending', qosClass: 'BestEffort' }),
+      });
+      same(pod, realPods.schema, realPods.deps.schemas);
+    }
+  });
+
+  it('leaves, and maps whose fields are all leaves, are one frozen object for every create', () => {
+    const pod = (name: string): Obj => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, labels: { app: 'x' } },
+      spec: { containers: [{ name: 'c', image: 'i', resources: { requests: { cpu: '1' } }, volumeMounts: [{ name: 'v', mountPath: '/' + name }] }] },
+    });
+    interface F {
+      [k: string]: F;
+    }
+    const a = same(pod('a'), realPods.schema, realPods.deps.schemas)![0].fieldsV1 as F;
+    const b = same(pod('b'), realPods.schema, realPods.deps.schemas)![0].fieldsV1 as F;
+    assert.notEqual(a, b);
+    const ca = a['f:spec']['f:containers']['k:{"name":"c"}'];
+    const cb = b['f:spec']['f:containers']['k:{"name":"c"}'];
+    // the container differs (its mount's key is the pod's own), its resource list and mounts' fields do not
+    assert.notEqual(ca, cb);
+    assert.equal(a['f:metadata']['f:labels'], b['f:metadata']['f:labels']);
+    assert.equal(ca['f:resources']['f:requests'], cb['f:resources']['f:requests']);
+    assert.equal(ca['f:volumeMounts']['k:{"mountPath":"/a"}'], cb['f:volumeMounts']['k:{"mountPath":"/b"}']);
+    assert.equal(ca['f:image'], cb['f:name']);
+    for (const shared of [a['f:metadata']['f:labels'], ca['f:image']]) {
+      assert.ok(Object.isFrozen(shared));
+      assert.throws(() => {
+        shared['f:y'] = {};
+      }, TypeError);
+    }
+  });
+
   it('the fast path is only taken for a plain create', () => {
     // a create that brings its own entries keeps what they own of fields it does not set (general path)
     const own: ManagedFieldsEntry[] = [{ manager: 'other', operation: 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:k': {}, 'f:gone': {} } } }];
