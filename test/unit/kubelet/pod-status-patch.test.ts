@@ -27,6 +27,8 @@ const started: PodStatus = {
   conditions: [cond('PodReadyToStartContainers', 'True'), cond('Initialized', 'True'), cond('Ready', 'True'), cond('ContainersReady', 'True'), cond('PodScheduled', 'True')],
   containerStatuses: [running('app')],
 };
+// IPs merged by key: one gone, one new, the order changed
+const moved: PodStatus = { ...started, hostIP: 'fd00::1', hostIPs: [{ ip: 'fd00::1' }, { ip: '10.0.0.2' }], podIP: 'fd00::7', podIPs: [{ ip: 'fd00::7' }] };
 // conditions changed, reordered and dropped; an IP gone; a field gone; a container restarted
 const failed: PodStatus = {
   phase: 'Failed',
@@ -59,7 +61,7 @@ describe('the kubelet status patch', () => {
   it('takes the server from the status it was made from to exactly the new one', async () => {
     const p = await createPod(c, pod('steps'));
     let from = (await getPod(c, 'steps')).status;
-    for (const to of [pending, started, failed, started, pending]) {
+    for (const to of [pending, started, moved, failed, started, pending]) {
       const r = await write(p, from, to);
       assert.deepEqual(r.status, to);
       assert.deepEqual((await getPod(c, 'steps')).status, to);
