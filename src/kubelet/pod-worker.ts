@@ -77,6 +77,8 @@ export class PodWorker {
   private forceWrite = false;
   /** the status last written to the API server: what the next write's patch starts from */
   private written: PodStatus | undefined;
+  /** the resourceVersion our last status write made */
+  private writtenRV = 0;
   /** resolves when the pending sync loop finishes (tests, shutdown) */
   private idle: Promise<void> = Promise.resolve();
 
@@ -346,12 +348,16 @@ export class PodWorker {
       this.lastStatus = this.written = status;
       return status;
     }
-    // a patch from what the server has (our last write, else the pod as we got it), the UID its precondition
-    const patch = podStatusPatch(this.uid, this.written ?? pod.status, status);
+    // a patch from what the server has, the UID its precondition: the pod as we got it once it includes our last
+    // write (it also has what others changed since, e.g. a Ready=False from the node lifecycle controller), else
+    // our last write
+    const seen = this.written && Number(pod.metadata.resourceVersion) < this.writtenRV ? this.written : pod.status;
+    const patch = podStatusPatch(this.uid, seen, status);
     try {
       tracePod(pod, `worker: status write (${status.phase})`);
-      await this.ctx.client.resource('v1', 'pods').patch(pod.metadata.namespace!, pod.metadata.name!, 'strategic', patch, { subresource: 'status' });
+      const res = await this.ctx.client.resource('v1', 'pods').patch(pod.metadata.namespace!, pod.metadata.name!, 'strategic', patch, { subresource: 'status' });
       tracePod(pod, `worker: status written (${status.phase})`);
+      this.writtenRV = Number(res.metadata.resourceVersion);
       this.lastStatus = this.written = status;
       this.forceWrite = false;
       return status;

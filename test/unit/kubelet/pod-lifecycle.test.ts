@@ -243,4 +243,28 @@ describe('kubelet pod lifecycle on a simulated node', () => {
       await c.close();
     }
   });
+  it("a status write starts from the server's status: what another writer changed in the kubelet's fields is put back", async () => {
+    const c = await simCluster();
+    try {
+      await createPod(c, pod('drift', { restartPolicy: 'Never', containers: [{ name: 'app', image: 'busybox', ...sh('sleep 1; exit 0') }] }));
+      const running = await c.waitFor('drift running', async () => {
+        const p = await getPod(c, 'drift');
+        return p.status?.phase === 'Running' ? p : undefined;
+      });
+      // another writer (a controller) changes the status the kubelet wrote
+      const tampered = { ...running, status: { ...running.status, message: 'tampered', conditions: running.status!.conditions!.map((x) => (x.type === 'PodScheduled' ? { ...x, reason: 'Tampered' } : x)) } };
+      await c.client.resource('v1', 'pods').update('default', tampered as KObject, { subresource: 'status' });
+      const done = await c.waitFor('drift succeeded', async () => {
+        const p = await getPod(c, 'drift');
+        return p.status?.phase === 'Succeeded' ? p : undefined;
+      }, 10_000);
+      assert.equal(done.status!.message, undefined, 'the kubelet does not report a message: the patch removed it');
+      assert.equal(condition(done, 'PodScheduled')?.reason, undefined, 'its condition as the kubelet computed it');
+    } catch (e) {
+      console.log(c.logs.join('\n'));
+      throw e;
+    } finally {
+      await c.close();
+    }
+  });
 });
