@@ -80,43 +80,36 @@ const result = await build({
     ].join('\n'),
   },
 });
-// The cluster DNS worker thread's script (src/network/dns-worker.ts): a worker needs a file, and this one is small,
-// so it is a bundle of its own with everything it needs (dns-packet included), next to dist/k1s.cjs, where the
-// bundled dns-server finds it (dnsWorkerURL). Written before the main bundle: a new bundle never misses it.
-const dnsWorkerFile = join(root, 'dist/dns-worker.cjs');
-const dnsWorker = await build({
-  entryPoints: [join(root, 'dist/src/network/dns-worker.js')],
-  write: false,
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
-  logLevel: 'warning',
-  outfile: dnsWorkerFile,
-  legalComments: 'none',
-  banner: { js: '"use strict";' },
-});
-writeFileSync(`${dnsWorkerFile}.${process.pid}.tmp`, dnsWorker.outputFiles[0].text);
-renameSync(`${dnsWorkerFile}.${process.pid}.tmp`, dnsWorkerFile);
+/** A worker thread's script: a bundle of its own beside dist/k1s.cjs (a worker needs a file), written atomically. */
+async function workerScript(entry, name, extra = {}) {
+  const file = join(root, 'dist', name);
+  const out = await build({
+    entryPoints: [join(root, entry)],
+    write: false,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    logLevel: 'warning',
+    outfile: file,
+    legalComments: 'none',
+    banner: { js: '"use strict";' },
+    ...extra,
+  });
+  writeFileSync(`${file}.${process.pid}.tmp`, out.outputFiles[0].text);
+  renameSync(`${file}.${process.pid}.tmp`, file);
+}
+// The cluster DNS worker thread's script (src/network/dns-worker.ts): small, so with everything it needs (dns-packet
+// included), where the bundled dns-server finds it (dnsWorkerURL). Written before the main bundle: a new bundle never
+// misses it.
+await workerScript('dist/src/network/dns-worker.js', 'dns-worker.cjs');
 // The SQLite writer thread's script (src/storage/sqlite-worker.ts, see writerURL): this module alone, with
 // better-sqlite3 left in node_modules (native), so the thread starts in milliseconds rather than loading the whole CLI.
-const writerFile = join(root, 'dist/sqlite-writer.cjs');
-const writer = await build({
-  entryPoints: [join(root, 'dist/src/storage/sqlite-worker.js')],
-  write: false,
-  bundle: true,
+await workerScript('dist/src/storage/sqlite-worker.js', 'sqlite-writer.cjs', {
   packages: 'external',
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
-  logLevel: 'warning',
-  outfile: writerFile,
-  legalComments: 'none',
   define: { 'import.meta.url': '__k1s_import_meta_url' },
   banner: { js: '"use strict";\nvar __k1s_import_meta_url = require("node:url").pathToFileURL(__filename).href;' },
 });
-writeFileSync(`${writerFile}.${process.pid}.tmp`, writer.outputFiles[0].text);
-renameSync(`${writerFile}.${process.pid}.tmp`, writerFile);
 
 // The bundle's remaining dynamic import()s are of external packages (jose); route them through __k1s_import.
 let code = result.outputFiles[0].text;

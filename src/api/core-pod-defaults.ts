@@ -79,7 +79,7 @@ function roundResourceLists(lists: [Obj, string][]): void {
 }
 
 /** canonicalizePodQuantities of the status alone (a status update keeps the current spec, canonical already). */
-export function canonicalizePodStatusQuantities(pod: Pod): void {
+function canonicalizePodStatusQuantities(pod: Pod): void {
   const lists: [Obj, string][] = [];
   statusResourceLists(pod, lists);
   roundResourceLists(lists);
@@ -285,6 +285,11 @@ export function syncServiceAccountAlias(spec: PodSpec): void {
  */
 export function defaultPodStatus(pod: Pod): void {
   if (!isObj(pod.status)) pod.status = {};
+  canonicalizePodStatus(pod);
+}
+
+/** The status' share of canonicalisation (its quantities rounded, its encoding as Go writes it). */
+export function canonicalizePodStatus(pod: Pod): void {
   canonicalizePodStatusQuantities(pod);
   normalizePodStatusEncoding(pod);
 }

@@ -7,8 +7,8 @@ import { isDNS1123Label } from '../machinery/validation.js';
 import { dropDisabledPodFields, dropDisabledPodStatusFields, prepareNewPod } from './core-pod-admission.js';
 import { podColumns } from './core-pod-columns.js';
 import { bindingDefinitions, POD_EXTRA_SUBRESOURCES, preparePodSubresourceUpdate, validatePodSubresourceUpdate } from './core-pod-subresources.js';
-import { canonicalizePodQuantities, canonicalizePodStatusQuantities, defaultPod, defaultPodStatus } from './core-pod-defaults.js';
-import { normalizePodEncoding, normalizePodStatusEncoding } from './core-pod-encoding.js';
+import { canonicalizePodQuantities, canonicalizePodStatus, defaultPod, defaultPodStatus } from './core-pod-defaults.js';
+import { normalizePodEncoding } from './core-pod-encoding.js';
 import { podDefinitions, V1 } from './core-pod-schema.js';
 import type { Pod } from './core-pod-types.js';
 import { validatePodCreate } from './core-pod-validation.js';
@@ -105,13 +105,7 @@ export const podResource = defineResource<Pod>({
       normalizePodEncoding(pod);
     },
     prepareForStatusUpdate: preparePodStatusUpdate,
-    statusOnly: {
-      defaults: defaultPodStatus,
-      canonicalize(pod) {
-        canonicalizePodStatusQuantities(pod);
-        normalizePodStatusEncoding(pod);
-      },
-    },
+    statusOnly: { defaults: defaultPodStatus, canonicalize: canonicalizePodStatus },
     validateStatusUpdate: validatePodStatusUpdate,
     prepareForSubresourceUpdate: preparePodSubresourceUpdate,
     validateSubresourceUpdate: validatePodSubresourceUpdate,

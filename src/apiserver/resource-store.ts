@@ -309,7 +309,7 @@ export class ResourceStore {
       const statusOnly = st.statusOnly;
       if (statusOnly) statusOnly.defaults(obj);
       else st.defaults?.(obj);
-      const next = statusOnly ? statusUpdateShared(current) : statusUpdateBase(current, !ctx.managedFieldsDone);
+      const next = statusUpdateBase(current, statusOnly ? 'all' : ctx.managedFieldsDone ? 'nothing' : 'managedFields');
       next.status = obj.status;
       if (meta.annotations === undefined) delete next.metadata.annotations;
       else next.metadata.annotations = meta.annotations;
@@ -462,36 +462,24 @@ export class ResourceStore {
 }
 
 /**
- * The object of a status update whose strategy changes only the status (statusOnly): `current`'s fields in its key
- * order, shared (read-only), with a metadata object of its own (shallow) and a place for the new status.
+ * The object a status update puts its status in: `current`'s fields in its key order (what
+ * { ...clone(current), status } was), without a copy of the status it replaces. `shares`: 'all' for a strategy that
+ * changes only the status (statusOnly): every value is `current`'s own, read-only, in a metadata object of its own;
+ * 'managedFields': copies, but managedFields are recomputed (assigned, never changed in place), so the current list
+ * is shared; 'nothing': copies.
  */
-function statusUpdateShared(current: KObject): KObject {
+function statusUpdateBase(current: KObject, shares: 'all' | 'managedFields' | 'nothing'): KObject {
+  const copy = (v: unknown) => (shares === 'all' ? v : clone(v));
   const next: Record<string, unknown> = {};
   const cur = current as unknown as Record<string, unknown>;
   for (const k in cur) {
     if (!Object.prototype.hasOwnProperty.call(cur, k)) continue;
     if (k === 'status') next.status = undefined; // the key's place
-    else next[k] = k === 'metadata' ? { ...current.metadata } : cur[k];
-  }
-  return next as unknown as KObject;
-}
-
-/**
- * A copy of `current` for a status update to put its status in (what { ...clone(current), status } was, keys in the
- * same order) without copying the status it replaces; `replacedManagedFields`: managedFields are recomputed
- * (assigned, never changed in place), so the current list is shared instead of copied.
- */
-function statusUpdateBase(current: KObject, replacedManagedFields: boolean): KObject {
-  const next: Record<string, unknown> = {};
-  const cur = current as unknown as Record<string, unknown>;
-  for (const k in cur) {
-    if (!Object.prototype.hasOwnProperty.call(cur, k)) continue;
-    if (k === 'status') next.status = undefined; // the key's place
-    else if (k !== 'metadata' || !replacedManagedFields) next[k] = clone(cur[k]);
+    else if (k !== 'metadata') next[k] = copy(cur[k]);
     else {
       const meta: Record<string, unknown> = {};
       const cm = current.metadata as Record<string, unknown>;
-      for (const m in cm) if (Object.prototype.hasOwnProperty.call(cm, m)) meta[m] = m === 'managedFields' ? cm[m] : clone(cm[m]);
+      for (const m in cm) if (Object.prototype.hasOwnProperty.call(cm, m)) meta[m] = m === 'managedFields' && shares !== 'nothing' ? cm[m] : copy(cm[m]);
       next.metadata = meta;
     }
   }
@@ -529,21 +517,18 @@ function copyLevel(src: Record<string, unknown>, shared: Record<string, unknown>
 
 /** `obj` with copies of the top-level and metadata values it shares with `current` (read-only ones). */
 function unshare(obj: KObject, current: KObject): KObject {
-  const o = obj as unknown as Record<string, unknown>;
-  const cur = current as unknown as Record<string, unknown>;
+  unshareLevel(obj as unknown as Record<string, unknown>, current as unknown as Record<string, unknown>);
+  const meta = obj.metadata as unknown as Record<string, unknown>;
+  const cm = current.metadata as unknown as Record<string, unknown>;
+  if (isPlainObject(meta) && isPlainObject(cm)) unshareLevel(meta, cm);
+  return obj;
+}
+
+function unshareLevel(o: Record<string, unknown>, cur: Record<string, unknown>): void {
   for (const k in o) {
     const v = o[k];
     if (typeof v === 'object' && v !== null && v === cur[k] && Object.prototype.hasOwnProperty.call(o, k)) o[k] = clone(v);
   }
-  const meta = obj.metadata as unknown as Record<string, unknown>;
-  const cm = current.metadata as unknown as Record<string, unknown>;
-  if (isPlainObject(meta) && isPlainObject(cm)) {
-    for (const k in meta) {
-      const v = meta[k];
-      if (typeof v === 'object' && v !== null && v === cm[k] && Object.prototype.hasOwnProperty.call(meta, k)) meta[k] = clone(v);
-    }
-  }
-  return obj;
 }
 
 function shouldDeleteDuringUpdate(obj: KObject): boolean {

@@ -3,7 +3,14 @@ import { readFileSync } from 'node:fs';
 
 export const kubernetesVersion = { major: '1', minor: '33', patch: '0' };
 
+let version: string | undefined;
+
+/** package.json's version, read once (/version and every component's user agent ask for it). */
 export function k1sVersion(): string {
+  return (version ??= readVersion());
+}
+
+function readVersion(): string {
   // dist/src/cluster/version.js, or the single-file bundle dist/k1s.mjs
   for (const rel of ['../../../package.json', '../package.json']) {
     try {

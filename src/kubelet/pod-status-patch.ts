@@ -10,7 +10,12 @@ import { deepEqual } from '../machinery/object.js';
 type Json = Record<string, unknown>;
 
 /** PodStatus' lists with patchStrategy merge, by their patchMergeKey */
-const MERGE_KEYS: Record<string, string> = { conditions: 'type', podIPs: 'ip', hostIPs: 'ip', resourceClaimStatuses: 'name' };
+const MERGE_KEYS = new Map([
+  ['conditions', 'type'],
+  ['podIPs', 'ip'],
+  ['hostIPs', 'ip'],
+  ['resourceClaimStatuses', 'name'],
+]);
 
 export interface PodStatusPatch {
   metadata: { uid: string };
@@ -19,17 +24,25 @@ export interface PodStatusPatch {
 
 /** The patch taking `from` (what the server has) to `to`; its status is empty when nothing changed. */
 export function podStatusPatch(uid: string, from: PodStatus | undefined, to: PodStatus): PodStatusPatch {
-  const a = (from ?? {}) as Json;
-  const b = to as Json;
-  const status: Json = {};
-  for (const k of Object.keys(b)) {
-    if (b[k] === undefined || deepEqual(a[k], b[k])) continue;
-    const key = MERGE_KEYS[k];
-    if (key && Array.isArray(b[k]) && Array.isArray(a[k])) Object.assign(status, mergeListPatch(k, key, a[k] as Json[], b[k] as Json[]));
-    else status[k] = b[k];
+  return { metadata: { uid }, status: mapPatch((from ?? {}) as Json, to as Json, MERGE_KEYS) };
+}
+
+/**
+ * A map's changes: new or changed values, null for keys gone, nested maps patched key by key, and the lists named
+ * in `mergeKeys` patched item by item.
+ */
+function mapPatch(from: Json, to: Json, mergeKeys?: ReadonlyMap<string, string>): Json {
+  const out: Json = {};
+  for (const k of Object.keys(to)) {
+    const a = from[k];
+    const b = to[k];
+    if (b === undefined || deepEqual(a, b)) continue;
+    const key = mergeKeys?.get(k);
+    if (key !== undefined && Array.isArray(a) && Array.isArray(b)) Object.assign(out, mergeListPatch(k, key, a as Json[], b as Json[]));
+    else out[k] = isMap(a) && isMap(b) ? mapPatch(a as Json, b as Json) : b;
   }
-  for (const k of Object.keys(a)) if (a[k] !== undefined && b[k] === undefined) status[k] = null;
-  return { metadata: { uid }, status };
+  for (const k of Object.keys(from)) if (from[k] !== undefined && to[k] === undefined) out[k] = null;
+  return out;
 }
 
 function mergeListPatch(field: string, key: string, from: Json[], to: Json[]): Json {
@@ -43,17 +56,6 @@ function mergeListPatch(field: string, key: string, from: Json[], to: Json[]): J
   const kept = new Set(to.map((x) => x[key]));
   for (const x of from) if (!kept.has(x[key])) items.push({ [key]: x[key], $patch: 'delete' });
   return { [`$setElementOrder/${field}`]: to.map((x) => ({ [key]: x[key] })), [field]: items };
-}
-
-/** a map's changes: new or changed values, null for keys gone, nested maps patched key by key */
-function mapPatch(from: Json, to: Json): Json {
-  const out: Json = {};
-  for (const k of Object.keys(to)) {
-    if (to[k] === undefined || deepEqual(from[k], to[k])) continue;
-    out[k] = isMap(from[k]) && isMap(to[k]) ? mapPatch(from[k] as Json, to[k] as Json) : to[k];
-  }
-  for (const k of Object.keys(from)) if (from[k] !== undefined && to[k] === undefined) out[k] = null;
-  return out;
 }
 
 function isMap(v: unknown): boolean {

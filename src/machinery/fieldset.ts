@@ -493,20 +493,27 @@ function readLevel(l: Lazy): void {
     if (!pe) continue;
     const val = obj[key];
     if (!isObj(val)) throw new Error(`expected a JSON object for ${JSON.stringify(key)}`);
-    const k = key.charCodeAt(0) === 0x66 ? key : serializePathElement(pe);
+    const k = setKey(key, pe);
     const self = Object.prototype.hasOwnProperty.call(val, '.');
     const withChildren = hasChildren(val);
     // as readNode: a node is a member when it carries "." or has no children
     if (self || !withChildren) (mem ??= new Map()).set(k, pe);
-    if (withChildren) {
-      const child = lazySet(val, self);
-      const prev = (kids ??= new Map()).get(k);
-      kids.set(k, { pe, set: prev ? prev.set.union(child) : child });
-    }
+    if (withChildren) addChild((kids ??= new Map()), k, pe, lazySet(val, self));
   }
   l.m = mem ?? NO_MEMBERS;
   l.k = kids ?? NO_CHILDREN;
   l.unread = undefined;
+}
+
+/** The key of a fieldsV1 key's path element in a set: a field's is its serialised form already ("f:" + name). */
+function setKey(key: string, pe: PathElement): string {
+  return key.charCodeAt(0) === 0x66 ? key : serializePathElement(pe);
+}
+
+/** Adds a child set under `k`, as a union with one already there (keys that name the same element). */
+function addChild(kids: Map<string, Child>, k: string, pe: PathElement, set: FieldSet): void {
+  const prev = kids.get(k);
+  kids.set(k, { pe, set: prev ? prev.set.union(set) : set });
 }
 
 function readNode(obj: Record<string, unknown>, canonical: boolean): { children: FieldSet; isMember: boolean } {
@@ -525,13 +532,9 @@ function readNode(obj: Record<string, unknown>, canonical: boolean): { children:
     const val = obj[key];
     if (!isObj(val)) throw new Error(`expected a JSON object for ${JSON.stringify(key)}`);
     const sub = readNode(val, canonical);
-    // a field's key is its serialised form already ("f:" + name)
-    const k = key.charCodeAt(0) === 0x66 ? key : serializePathElement(pe);
+    const k = setKey(key, pe);
     if (sub.isMember) (mem ??= new Map()).set(k, pe);
-    if (!sub.children.isEmpty()) {
-      const prev = (kids ??= new Map()).get(k);
-      kids.set(k, { pe, set: prev ? prev.set.union(sub.children) : sub.children });
-    }
+    if (!sub.children.isEmpty()) addChild((kids ??= new Map()), k, pe, sub.children);
   }
   const children = mem === undefined && kids === undefined ? EMPTY : new construct(mem ?? NO_MEMBERS, kids ?? NO_CHILDREN);
   // canonical text: this object is what emitting the set gives (with "." exactly when a member has children)
