@@ -25,6 +25,7 @@ import { podRequests, type Resources } from './resources.js';
 import { podTopologySpreadFilter } from './topology-spread.js';
 import { interPodAffinityFilter } from './inter-pod-affinity.js';
 import { volumeFilters, volumePreFilters } from './plugin-volume-binding.js';
+import { usesVolumes } from './volume-binding-types.js';
 
 export type StatusCode = 'Unschedulable' | 'UnschedulableAndUnresolvable';
 
@@ -66,6 +67,8 @@ export interface PodInfo {
   preferredTerms: { weight: number; preference: NodeSelectorTerm }[];
   /** per-attempt state of plugins that precompute over every node (kube's CycleState), filled lazily */
   cycle: Map<string, unknown>;
+  /** whether the volume plugins have anything to check (usesVolumes); when not, their PreFilters Skip them */
+  volumesUsed: boolean;
   /** the default filters that apply to this pod (see activeFilters), filled on first use */
   filters?: readonly Filter[];
 }
@@ -89,6 +92,7 @@ export function podInfo(pod: KObject): PodInfo {
     preferredTerms: (na?.preferredDuringSchedulingIgnoredDuringExecution ?? [])
       .filter((t) => t.weight && t.preference)
       .map((t) => ({ weight: t.weight!, preference: t.preference! })),
+    volumesUsed: usesVolumes(pod),
     cycle: new Map(),
   };
 }
@@ -203,7 +207,7 @@ function activeFilters(p: PodInfo): readonly Filter[] {
   if (!p.spec.nodeName) skip.add(nodeName);
   if (!p.nodeSelector && !p.requiredTerms) skip.add(nodeAffinity);
   if (!p.ports.length) skip.add(nodePorts);
-  if (!p.spec.volumes?.length) skip.add(volumeFilters);
+  if (!p.volumesUsed) skip.add(volumeFilters);
   return skip.size ? DEFAULT_FILTERS.filter((f) => !skip.has(f)) : DEFAULT_FILTERS;
 }
 
@@ -211,7 +215,7 @@ function activeFilters(p: PodInfo): readonly Filter[] {
 export function runFilters(p: PodInfo, ni: NodeInfo, filters: readonly Filter[] = DEFAULT_FILTERS): FilterStatus | undefined {
   if (filters === DEFAULT_FILTERS) filters = p.filters ??= activeFilters(p);
   // the volume plugins' PreFilter rejections hold for every node (computed once per attempt)
-  if (p.spec.volumes?.length) {
+  if (p.volumesUsed) {
     const pre = volumePreFilters(p, ni);
     if (pre) return pre;
   }

@@ -35,6 +35,11 @@ export class Nominator {
     if (set && !set.size) this.byNode.delete(e.nodeName);
   }
 
+  /** whether any pod is nominated (a scheduling attempt then has no nominated pods to leave room for) */
+  get empty(): boolean {
+    return this.byUid.size === 0;
+  }
+
   nodeOf(uid: string): string | undefined {
     return this.byUid.get(uid)?.nodeName;
   }

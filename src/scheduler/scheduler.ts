@@ -237,7 +237,8 @@ export class Scheduler implements Controller {
       this.fail(q, pod, NO_NODES_AVAILABLE, []);
       return;
     }
-    const nominatedOn = this.nominator.forPod;
+    // with no nominations anywhere, filtering skips asking for them node by node
+    const nominatedOn = this.nominator.empty ? undefined : this.nominator.forPod;
     // a pod nominated by an earlier preemption tries its nominated node first (evaluateNominatedNode)
     const nominatedNode = pod.status?.nominatedNodeName ? this.cache.nodeInfo(pod.status.nominatedNodeName) : undefined;
     let placement: Placement | undefined;

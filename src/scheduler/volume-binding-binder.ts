@@ -20,6 +20,7 @@ import {
   claimFullyBound,
   pvcKey,
   pvNodeAffinityMatches,
+  usesVolumes,
   volumeClass,
   type CSINode,
   type PV,
@@ -60,11 +61,6 @@ const ON_NODE = set(VOLUME_BINDING, VOLUME_ZONE);
 const ON_POD_GONE = set(VOLUME_RESTRICTIONS, NODE_VOLUME_LIMITS);
 
 const rvNewer = (a: string | undefined, b: string | undefined) => Number(a ?? 0) > Number(b ?? 0);
-
-function usesVolumes(pod: KObject): boolean {
-  const vols = ((pod as { spec?: { volumes?: Record<string, unknown>[] } }).spec?.volumes ?? []);
-  return vols.some((v) => v.persistentVolumeClaim || v.ephemeral || v.csi || v.gcePersistentDisk || v.awsElasticBlockStore || v.rbd || v.iscsi);
-}
 
 export class VolumeBinder implements VolumeLookups {
   private readonly pvcs: Informer;

@@ -60,6 +60,15 @@ export function podClaims(pod: KObject): PodClaim[] {
   return out;
 }
 
+/**
+ * Whether any volume plugin has something to check for the pod: claims (incl. generic ephemeral), inline CSI volumes
+ * or the disks VolumeRestrictions compares. Otherwise their PreFilters all return Skip, as kube's do.
+ */
+export function usesVolumes(pod: KObject): boolean {
+  const vols = ((pod as { spec?: { volumes?: Record<string, unknown>[] } }).spec?.volumes ?? []);
+  return vols.some((v) => v.persistentVolumeClaim || v.ephemeral || v.csi || v.gcePersistentDisk || v.awsElasticBlockStore || v.rbd || v.iscsi);
+}
+
 /** GetPersistentVolumeClaimClass / GetPersistentVolumeClass: the beta annotation wins over the field. */
 export const claimClass = (pvc: PVC): string => storageClassOf(pvc, pvc.spec?.storageClassName);
 export const volumeClass = (pv: PV): string => storageClassOf(pv, pv.spec?.storageClassName);

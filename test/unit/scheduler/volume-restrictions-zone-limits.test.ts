@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KObject } from '../../../src/api/types.js';
 import { schedulerFactory } from '../../../src/scheduler/scheduler.js';
+import { podInfo, runFilters } from '../../../src/scheduler/filters.js';
+import { SchedulerCache } from '../../../src/scheduler/node-info.js';
 import { diskConflict } from '../../../src/scheduler/plugin-volume-restrictions.js';
 import { zonesOf } from '../../../src/scheduler/plugin-volume-zone.js';
 import { csiLimits } from '../../../src/scheduler/plugin-node-volume-limits.js';
@@ -188,5 +190,56 @@ describe('NodeVolumeLimits', () => {
   it('reads per-driver limits from CSINode', () => {
     const limits = csiLimits({ metadata: { name: 'n' }, spec: { drivers: [{ name: 'a', allocatable: { count: 3 } }, { name: 'b' }] } } as never);
     assert.deepEqual([...limits], [['a', 3]]);
+  });
+});
+
+describe('volume plugins skipped for pods with nothing for them to check', () => {
+  // every lookup fails the test: a pod whose volumes need no volume plugin must not reach them (PreFilter Skip)
+  const refuse = (): never => assert.fail('a volume plugin looked up storage for a pod that needs none');
+  const lookups = { pvc: refuse, pv: refuse, pvsOfClass: refuse, storageClass: refuse, csiNode: refuse };
+  const cache = new SchedulerCache();
+  cache.lookups = { volumes: lookups };
+  cache.setNode(node('n1'));
+  const withVols = (...volumes: Record<string, unknown>[]) => {
+    const p = pod('v', { cpu: '100m' });
+    (p as unknown as { spec: Record<string, unknown> }).spec.volumes = volumes;
+    return p;
+  };
+
+  it('service-account token, configMap, secret, emptyDir and hostPath volumes fit without a lookup', () => {
+    const p = withVols(
+      { name: 'kube-api-access', projected: { sources: [{ serviceAccountToken: { path: 'token' } }] } },
+      { name: 'cm', configMap: { name: 'c' } },
+      { name: 's', secret: { secretName: 's' } },
+      { name: 'e', emptyDir: {} },
+      { name: 'h', hostPath: { path: '/tmp' } },
+    );
+    assert.equal(podInfo(p).volumesUsed, false);
+    assert.equal(runFilters(podInfo(p), cache.nodes()[0]!), undefined);
+  });
+
+  it('claims, generic ephemeral volumes and inline CSI volumes do reach the plugins', () => {
+    for (const v of [{ persistentVolumeClaim: { claimName: 'c' } }, { ephemeral: { volumeClaimTemplate: { spec: {} } } }, { csi: { driver: 'd' } }]) {
+      const info = podInfo(withVols({ name: 'x', ...v }));
+      assert.equal(info.volumesUsed, true, JSON.stringify(v));
+      assert.throws(() => runFilters(info, cache.nodes()[0]!), /looked up storage/, JSON.stringify(v));
+    }
+  });
+
+  it('disks are still compared with the pods on the node', () => {
+    const disks = [{ gcePersistentDisk: { pdName: 'd' } }, { awsElasticBlockStore: { volumeID: 'v' } }, { rbd: { monitors: ['m'], image: 'i' } }, { iscsi: { iqn: 'q' } }];
+    const c = new SchedulerCache();
+    c.setNode(node('n1'));
+    disks.forEach((v, i) => {
+      const user = withVols({ name: 'x', ...v });
+      user.metadata.name = `user-${i}`;
+      user.metadata.uid = `u${i}`;
+      c.assume(user, 'n1');
+    });
+    for (const v of disks) {
+      const info = podInfo(withVols({ name: 'x', ...v }));
+      assert.equal(info.volumesUsed, true, JSON.stringify(v));
+      assert.equal(runFilters(info, c.nodes()[0]!)?.plugin, 'VolumeRestrictions', JSON.stringify(v));
+    }
   });
 });
