@@ -149,7 +149,8 @@ function tooLarge(rv: number, cur: number): StatusError {
 }
 
 export type WatchEventOut =
-  | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: KObject }
+  // kv: the revision `object` decodes to, for serialising from its stored text (revision-json.ts)
+  | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: KObject; kv?: KeyValue }
   | { type: 'BOOKMARK'; object: KObject }
   | { type: 'ERROR'; object: unknown };
 
@@ -175,7 +176,7 @@ export async function watchObjects(
     const l = await store.list(prefix);
     for (const kv of l.kvs) {
       const obj = rs.decode(kv);
-      if (pred.matches(obj)) send({ type: 'ADDED', object: obj });
+      if (pred.matches(obj)) send({ type: 'ADDED', object: obj, kv });
     }
     lastRev = l.revision;
     if (p.sendInitialEvents && p.allowWatchBookmarks) {
@@ -223,16 +224,17 @@ function bookmark(rs: ResourceStore, rev: number, initialEnd: boolean): KObject 
 }
 
 function translate(rs: ResourceStore, pred: Predicate, ev: WatchEvent): WatchEventOut | undefined {
-  if (pred.empty) return { type: ev.type, object: rs.decodeShared(ev.kv) };
-  const cur = rs.decodeShared(ev.kv);
+  const { kv } = ev;
+  const cur = rs.decodeShared(kv);
+  if (pred.empty) return { type: ev.type, object: cur, kv };
   const prev = ev.prev ? safeDecode(rs, ev.prev) : undefined;
   const prevMatch = prev ? pred.matches(prev) : false;
-  if (ev.type === 'DELETED') return prevMatch || pred.matches(cur) ? { type: 'DELETED', object: cur } : undefined;
+  if (ev.type === 'DELETED') return prevMatch || pred.matches(cur) ? { type: 'DELETED', object: cur, kv } : undefined;
   const curMatch = pred.matches(cur);
-  if (ev.type === 'ADDED') return curMatch ? { type: 'ADDED', object: cur } : undefined;
-  if (curMatch && prevMatch) return { type: 'MODIFIED', object: cur };
-  if (curMatch) return { type: 'ADDED', object: cur };
-  if (prevMatch) return { type: 'DELETED', object: cur };
+  if (ev.type === 'ADDED') return curMatch ? { type: 'ADDED', object: cur, kv } : undefined;
+  if (curMatch && prevMatch) return { type: 'MODIFIED', object: cur, kv };
+  if (curMatch) return { type: 'ADDED', object: cur, kv };
+  if (prevMatch) return { type: 'DELETED', object: cur, kv };
   return undefined;
 }
 

@@ -6,6 +6,7 @@ import { negotiate } from './content.js';
 import { contextFor, render, resolveStore, watchParams, type ApiRequest } from './handlers.js';
 import type { Registry } from './registry.js';
 import { watchObjects, type WatchEventOut } from './resource-list.js';
+import { revisionJSON } from './revision-json.js';
 
 export interface WatchStreamOptions {
   bookmarkIntervalMs?: number;
@@ -23,7 +24,13 @@ export async function serveWatch(registry: Registry, req: ApiRequest, res: Serve
   if (info.name) p.fieldSelector = joinSelector(p.fieldSelector, `metadata.name=${info.name}`);
   let first = true;
   let open = true;
+  // plain JSON of a revision whose stored text is it (no conversion): spliced from that text, not re-serialised
+  const fromStored = output.kind === 'json' && !rs.def.storedAs;
   const encode = (ev: WatchEventOut): string => {
+    if (fromStored && 'kv' in ev && ev.kv) {
+      const text = revisionJSON(ev.kv, rs.apiVersion, rs.def.kind);
+      if (text !== undefined) return `{"type":"${ev.type}","object":${text}}\n`;
+    }
     let object: unknown = ev.object;
     if (ev.type !== 'ERROR' && ev.type !== 'BOOKMARK') {
       object = render(rs, output, req.query, ev.object as KObject, false);
