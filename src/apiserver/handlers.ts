@@ -30,7 +30,10 @@ export interface ApiRequest {
    */
   value?: unknown;
   user: UserInfo;
-  /** the caller only serialises the response body (the HTTPS front), so the store may share the objects it returns */
+  /**
+   * the caller only reads the response body (the HTTPS front serialises it; an in-process writer may promise so), so
+   * the store may share the objects it returns
+   */
   serializesResponse?: boolean;
 }
 

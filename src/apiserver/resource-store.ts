@@ -262,9 +262,15 @@ export class ResourceStore {
         const del = await this.deps.store.delete(kv!.key, { expectedRevision: kv!.modRevision });
         if (del.ok) return { object: result(obj), created: false };
       } else {
-        const res = await this.deps.store.update(kv!.key, this.encodeWrite(kv!.key, obj, { current }), kv!.modRevision);
+        // a result only serialised is kept itself as the new revision (no copy for watchers); it then has no
+        // resourceVersion until committed, as a create's
+        const shared = opts.readOnlyResult && !this.def.storedAs;
+        if (shared) delete obj.metadata.resourceVersion;
+        const res = await this.deps.store.update(kv!.key, this.encodeWrite(kv!.key, obj, { current, shared }), kv!.modRevision);
         if (res.ok) {
-          obj.metadata.resourceVersion = String(res.kv.modRevision);
+          const rv = String(res.kv.modRevision);
+          // a shared object may have been given its resourceVersion (and been frozen) by a watcher's decode already
+          if (obj.metadata.resourceVersion !== rv) obj.metadata.resourceVersion = rv;
           return { object: result(obj), created: false };
         }
       }

@@ -34,7 +34,7 @@ export class LocalClient implements Client {
     const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
     const path = (ns: string, name = '', sub = '') =>
       `${base}${ns ? `/namespaces/${encodeURIComponent(ns)}` : ''}/${plural}${name ? `/${encodeURIComponent(name)}` : ''}${sub ? `/${sub}` : ''}`;
-    const call = async (method: string, p: string, query: Record<string, string | undefined>, body?: string, contentType?: string, value?: unknown) => {
+    const call = async (method: string, p: string, query: Record<string, string | undefined>, body?: string, contentType?: string, value?: unknown, o?: WriteOptions) => {
       const q = new URLSearchParams();
       for (const [k, v] of Object.entries(query)) if (v !== undefined) q.set(k, v);
       const req: ApiRequest = {
@@ -44,6 +44,7 @@ export class LocalClient implements Client {
         body,
         value,
         user: this.user,
+        serializesResponse: o?.readOnlyResult,
       };
       return (await handleResource(this.registry, req)).body;
     };
@@ -68,9 +69,9 @@ export class LocalClient implements Client {
       list: async (ns, params) => (await call('GET', path(ns), listQuery(params))) as ObjectList,
       // with a subresource, `obj` is the body posted to <name>/<subresource> (pods/binding, pods/eviction)
       create: async (ns, obj, o) =>
-        (await call('POST', o?.subresource ? path(ns, obj.metadata.name, o.subresource) : path(ns), writeQuery(o), JSON.stringify(obj))) as KObject,
+        (await call('POST', o?.subresource ? path(ns, obj.metadata.name, o.subresource) : path(ns), writeQuery(o), JSON.stringify(obj), undefined, undefined, o)) as KObject,
       // the object itself, not its JSON: the server decodes it as a copy (a kubelet's status update is a whole pod)
-      update: async (ns, obj, o) => (await call('PUT', path(ns, obj.metadata.name, o?.subresource), writeQuery(o), undefined, undefined, obj)) as KObject,
+      update: async (ns, obj, o) => (await call('PUT', path(ns, obj.metadata.name, o?.subresource), writeQuery(o), undefined, undefined, obj, o)) as KObject,
       patch: async (ns, name, type, patch, o) =>
         (await call(
           'PATCH',
@@ -78,6 +79,8 @@ export class LocalClient implements Client {
           { ...writeQuery(o), fieldManager: o?.fieldManager ?? (type === 'apply' ? this.userAgent : undefined) },
           type === 'apply' ? YAML.stringify(patch) : JSON.stringify(patch),
           patchTypes[type],
+          undefined,
+          o,
         )) as KObject,
       delete: async (ns, name, opts?: DeleteOptions) => {
         const res = (await call('DELETE', path(ns, name), {}, JSON.stringify(opts ?? {}))) as KObject;

@@ -20,6 +20,11 @@ export interface WriteOptions {
   fieldManager?: string;
   subresource?: string;
   force?: boolean;
+  /**
+   * In-process callers only (the HTTP client ignores it): the caller will not change the object returned, so the
+   * store may hand over the very object its watchers share instead of a copy (a kubelet's status write).
+   */
+  readOnlyResult?: boolean;
 }
 
 export interface ResourceClient {

@@ -355,7 +355,11 @@ export class PodWorker {
     const patch = podStatusPatch(this.uid, seen, status);
     try {
       tracePod(pod, `worker: status write (${status.phase})`);
-      const res = await this.ctx.client.resource('v1', 'pods').patch(pod.metadata.namespace!, pod.metadata.name!, 'strategic', patch, { subresource: 'status' });
+      const res = await this.ctx.client.resource('v1', 'pods').patch(pod.metadata.namespace!, pod.metadata.name!, 'strategic', patch, {
+        subresource: 'status',
+        // only its resourceVersion is read: in process, the store need not copy the pod for us
+        readOnlyResult: true,
+      });
       tracePod(pod, `worker: status written (${status.phase})`);
       this.writtenRV = Number(res.metadata.resourceVersion);
       this.lastStatus = this.written = status;

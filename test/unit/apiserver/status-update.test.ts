@@ -9,6 +9,7 @@ import type { Pod } from '../../../src/api/core-pod-types.js';
 import { handleResource } from '../../../src/apiserver/handlers.js';
 import { parseRequestInfo } from '../../../src/apiserver/request-info.js';
 import { systemUser } from '../../../src/client/local.js';
+import { jsonOf } from '../../../src/apiserver/stored-json.js';
 import type { ClientWatchEvent, ResourceClient } from '../../../src/client/types.js';
 import { StatusError } from '../../../src/machinery/errors.js';
 import { SqliteStore } from '../../../src/storage/sqlite.js';
@@ -204,6 +205,48 @@ describe('pod status updates', () => {
     assert.ok(Object.isFrozen(events[3]!.object.spec));
     assert.equal(JSON.stringify(events[3]!.object), JSON.stringify(await stored(store, 'p')));
     assert.equal((events[3]!.object as Pod).status!.message, 'x');
+  });
+
+  for (const freeze of [false, true]) {
+    it(`with readOnlyResult, hand over the revision watchers share, its resourceVersion set${freeze ? ' (frozen)' : ''}`, async (t) => {
+      const { store, pods, events } = await harness(t, { freeze });
+      const created = (await pods.create('default', newPod('p'))) as Pod;
+      const out = (await pods.update('default', { ...created, status: runningStatus(created) } as KObject, { subresource: 'status', readOnlyResult: true })) as Pod;
+      const patched = (await pods.patch('default', 'p', 'strategic', { status: { conditions: [{ type: 'Ready', status: 'False', lastTransitionTime: T }] } }, {
+        subresource: 'status',
+        readOnlyResult: true,
+      })) as Pod;
+      await settle();
+      assert.deepEqual(events.map((e) => e.type), ['ADDED', 'MODIFIED', 'MODIFIED']);
+      // no copy: the object returned is the revision the watcher got, and both are exactly what was stored
+      assert.equal(events[1]!.object, out);
+      assert.equal(events[2]!.object, patched);
+      assert.equal(patched.metadata.resourceVersion, String((await store.get(key('p')))!.modRevision));
+      assert.equal(JSON.stringify(patched), JSON.stringify(await stored(store, 'p')));
+      assert.equal(Object.isFrozen(patched), freeze);
+      assert.equal(patched.status!.conditions!.find((c) => c.type === 'Ready')!.status, 'False');
+      assert.equal(Number(out.metadata.resourceVersion) < Number(patched.metadata.resourceVersion), true);
+    });
+  }
+
+  it('answer the HTTPS front with exactly the stored object plus its revision', async (t) => {
+    const { api, store, pods } = await harness(t);
+    await pods.create('default', newPod('p'));
+    const patch = (body: unknown) =>
+      handleResource(api.registry, {
+        info: parseRequestInfo('PATCH', '/api/v1/namespaces/default/pods/p/status', new URLSearchParams()),
+        query: new URLSearchParams(),
+        headers: { 'user-agent': 'kubelet/v1.33', 'content-type': 'application/merge-patch+json' },
+        body: JSON.stringify(body),
+        user: systemUser,
+        serializesResponse: true,
+      });
+    const res = await patch({ status: { message: 'm', phase: 'Running' } });
+    assert.equal(res.code, 200);
+    assert.equal(jsonOf(res.body), JSON.stringify(await stored(store, 'p')));
+    const again = await patch({ status: { message: 'n' } });
+    assert.equal(jsonOf(again.body), JSON.stringify(await stored(store, 'p')));
+    assert.equal((again.body as Pod).status!.phase, 'Running');
   });
 
   it('are validated as ValidatePodStatusUpdate does, with the same field paths', async (t) => {
