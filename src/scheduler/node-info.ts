@@ -2,6 +2,7 @@
 // pods placed there request, their host ports. Pods count from the moment they are assumed (right after the
 // scheduling decision, before the binding is written) so the next decision already sees them.
 import type { KObject } from '../api/types.js';
+import { deepEqual } from '../machinery/object.js';
 import type { PodSpec } from '../api/core-pod-types.js';
 import type { Taint } from '../api/core-node-validation.js';
 import type { LabelSelector } from '../machinery/labels.js';
@@ -91,6 +92,19 @@ export function podHostPorts(pod: KObject): HostPort[] {
     }
   }
   return out;
+}
+
+/** Whether a pod's entry and what is memoized from it would come out the same for `b` as for `a`. */
+function sameCounted(a: KObject, b: KObject): boolean {
+  const am = a.metadata;
+  const bm = b.metadata;
+  return (
+    (a as { spec?: unknown }).spec === (b as { spec?: unknown }).spec &&
+    am.namespace === bm.namespace &&
+    am.name === bm.name &&
+    am.deletionTimestamp === bm.deletionTimestamp &&
+    (am.labels === bm.labels || deepEqual(am.labels ?? {}, bm.labels ?? {}))
+  );
 }
 
 export function podEntry(pod: KObject, nodeName: string): PodEntry {
@@ -322,6 +336,13 @@ export class SchedulerCache implements ClusterView {
     if (!nodeName || isTerminal(pod)) {
       // An unbound pod we assumed stays assumed until its binding lands or fails.
       if (!this.assumed.has(uid)) this.removePod(uid);
+      return;
+    }
+    // a status change (the kubelet's) shares the spec with the revision counted: only the object is swapped, as
+    // nothing counted (requests, ports, affinity, labels, termination) changed
+    const e = this.assumed.has(uid) ? undefined : this.infos.get(this.podNode.get(uid) ?? '')?.pods.get(uid);
+    if (e && e.nodeName === nodeName && sameCounted(e.pod, pod)) {
+      e.pod = pod;
       return;
     }
     this.assumed.delete(uid);

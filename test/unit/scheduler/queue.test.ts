@@ -32,6 +32,32 @@ describe('scheduling queue', () => {
     }
   });
 
+  it('keeps that order through thousands of random adds and deletes', async () => {
+    let seed = 11;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const q = new SchedulingQueue({ now: () => 0 });
+    try {
+      const live = new Map<string, { priority: number; creation: number; seq: number }>();
+      let seq = 0;
+      for (let i = 0; i < 4000; i++) {
+        if (live.size && rnd(3) === 0) {
+          const keys = [...live.keys()];
+          const k = keys[rnd(keys.length)]!;
+          q.delete(k);
+          live.delete(k);
+        } else {
+          const r = { priority: rnd(4), creation: rnd(50), seq: seq++ };
+          q.add(ref(`p${i}`, r.priority, r.creation));
+          live.set(`p${i}`, r);
+        }
+      }
+      const want = [...live].sort(([, a], [, b]) => b.priority - a.priority || a.creation - b.creation || a.seq - b.seq).map(([k]) => k);
+      assert.deepEqual(await drain(q, want.length), want);
+    } finally {
+      q.close();
+    }
+  });
+
   it('parks unschedulable pods until an event one of their plugins cares about', async () => {
     let now = 0;
     const q = new SchedulingQueue({ now: () => now });
