@@ -63,6 +63,15 @@ export class DecodedRevisions {
     return c.obj;
   }
 
+  /** The kept object of the key's committed revision `rev`, if any (shared): what get() gives for it, without its value. */
+  peek(key: string, rev: number): KObject | undefined {
+    const c = this.latest.get(key);
+    if (c === undefined) return this.revive({ key, modRevision: rev });
+    if (c.rev === rev) return c.obj;
+    if (c.prev !== undefined && c.prev.rev === rev) return c.prev.obj;
+    return undefined;
+  }
+
   /** Keeps `obj`, decoded from the key's value at revision `rev` (frozen first when freezing). */
   remember(key: string, rev: number, obj: KObject): void {
     if (this.opts.freeze) deepFreeze(obj);
@@ -102,7 +111,7 @@ export class DecodedRevisions {
   }
 
   /** A dropped revision's object if it is this revision and still alive; kept again. */
-  private revive(kv: KeyValue): KObject | undefined {
+  private revive(kv: Pick<KeyValue, 'key' | 'modRevision'>): KObject | undefined {
     const d = this.dropped.get(kv.key);
     if (d === undefined) return undefined;
     if (d.rev !== kv.modRevision) return undefined;

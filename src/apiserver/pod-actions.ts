@@ -44,10 +44,12 @@ async function assignPod(pods: ResourceStore, ctx: RequestContext, namespace: st
   const node = binding.target?.name ?? '';
   const refuse = (why: string) => errors.conflict({ group: '', resource: 'pods/binding' }, name, why);
   for (let attempt = 0; attempt < maxRetries; attempt++) {
-    const kv = await pods.getKV(namespace, name);
+    const latest = await pods.latestShared(pods.key(namespace, name));
+    if (!latest) throw errors.notFound(pods.gr, name);
+    const kv = latest.rev;
     // the stored pod, shared (read-only): the bound pod copies only what it changes (metadata, spec, status and
     // its conditions list) and shares the rest, as the store keeps it as the next revision's decoded object
-    const current = pods.readOnly(kv) as Pod;
+    const current = latest.current as Pod;
     const meta = current.metadata;
     const pre = (what: string, want: string | undefined, have: string | undefined) => {
       if (!want || want === have) return;

@@ -32,6 +32,9 @@ export interface DeleteResult {
 
 const maxUpdateRetries = 16;
 
+/** Which revision of a key a write replaces (its compare-and-swap precondition). */
+export type StoredRevision = Pick<KeyValue, 'key' | 'modRevision'>;
+
 export class ResourceStore {
   readonly gr: GroupResource;
   readonly apiVersion: string;
@@ -110,7 +113,7 @@ export class ResourceStore {
    * themselves and never touch it again (pods/binding): a watched key keeps `obj` itself as its next revision's
    * decoded object, so watchers need not parse what was just encoded.
    */
-  async writeKept(kv: KeyValue, obj: KObject): Promise<boolean> {
+  async writeKept(kv: StoredRevision, obj: KObject): Promise<boolean> {
     const value = JSON.stringify(obj);
     if (!this.def.storedAs && this.deps.store.watched?.(kv.key) !== false) this.revisions.expect(kv.key, value, obj);
     return (await this.deps.store.update(kv.key, value, kv.modRevision)).ok;
@@ -153,6 +156,23 @@ export class ResourceStore {
     const kv = await this.deps.store.get(this.key(namespace, name));
     if (!kv) throw errors.notFound(this.gr, name);
     return kv;
+  }
+
+  /**
+   * The latest revision of a key with its decoded object (shared, read-only); undefined when absent. The stored
+   * text is read only when no decoded object of that revision is kept: a writer mostly replaces a revision that
+   * watchers and informers have decoded already.
+   */
+  async latestShared(key: string): Promise<{ rev: StoredRevision; current: KObject } | undefined> {
+    const store = this.deps.store;
+    if (store.revision && !this.def.storedAs) {
+      const r = await store.revision(key);
+      if (!r) return undefined;
+      const kept = this.revisions.peek(key, r.modRevision);
+      if (kept) return { rev: { key, modRevision: r.modRevision }, current: kept };
+    }
+    const kv = await store.get(key);
+    return kv && { rev: kv, current: this.readOnly(kv) };
   }
 
   async get(namespace: string, name: string): Promise<KObject> {
@@ -231,10 +251,11 @@ export class ResourceStore {
     },
   ): Promise<{ object: KObject; created: boolean }> {
     for (let attempt = 0; ; attempt++) {
-      const kv = await this.deps.store.get(this.key(namespace, name));
-      if (!kv && !opts.allowCreate) throw errors.notFound(this.gr, name);
+      const latest = await this.latestShared(this.key(namespace, name));
+      if (!latest && !opts.allowCreate) throw errors.notFound(this.gr, name);
+      const kv = latest?.rev;
       // read-only from here on (admission's `old`, the strategy's `old`, managedFields' `live`): only copies change
-      const current = kv ? this.readOnly(kv) : undefined;
+      const current = latest?.current;
       const desired = await mutate(current && opts.readsCurrent !== false ? (opts.currentReadOnly ? current : clone(current)) : undefined);
       if (!current) {
         const created = await this.create(ctx, namespace, desired);

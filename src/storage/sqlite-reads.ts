@@ -23,6 +23,11 @@ interface ReplayRow extends LogRow {
   p_value: string | null;
 }
 
+export interface Revision {
+  modRevision: number;
+  createRevision: number;
+}
+
 export interface Page {
   kvs: KeyValue[];
   more: boolean;
@@ -41,14 +46,21 @@ const LIVE_AT = `l.rev <= @rev AND l.deleted = 0
 export const LATEST_ONE =
   'SELECT l.key, l.rev, l.create_rev, l.value FROM current c JOIN log l ON l.rev = c.rev WHERE c.key = ?';
 
+/** The latest revision of one key, without its value (the log row's value is its last column: never read). */
+const LATEST_REVISION = 'SELECT l.rev, l.create_rev FROM current c JOIN log l ON l.rev = c.rev WHERE c.key = ?';
+
 export class SqliteReads {
   private readonly cache = new Map<string, Database.Statement>();
   private readonly getLatest: Database.Statement;
+  private readonly getLatestRevision: Database.Statement;
+  private readonly getRevisionAt: Database.Statement;
   private readonly getAtRev: Database.Statement;
   private readonly replayRows: Database.Statement;
 
   constructor(private readonly db: Database.Database) {
     this.getLatest = db.prepare(LATEST_ONE);
+    this.getLatestRevision = db.prepare(LATEST_REVISION);
+    this.getRevisionAt = db.prepare('SELECT rev, create_rev, deleted FROM log WHERE key = ? AND rev <= ? ORDER BY prev_rev DESC LIMIT 1');
     this.getAtRev = db.prepare(
       'SELECT key, rev, create_rev, deleted, value FROM log WHERE key = ? AND rev <= ? ORDER BY prev_rev DESC LIMIT 1',
     );
@@ -66,6 +78,16 @@ export class SqliteReads {
   latest(key: string): KeyValue | undefined {
     const r = this.getLatest.get(key) as ValueRow | undefined;
     return r && toKeyValue(r);
+  }
+
+  latestRevision(key: string): Revision | undefined {
+    const r = this.getLatestRevision.get(key) as { rev: number; create_rev: number } | undefined;
+    return r && { modRevision: r.rev, createRevision: r.create_rev };
+  }
+
+  revisionAt(key: string, rev: number): Revision | undefined {
+    const r = this.getRevisionAt.get(key, rev) as { rev: number; create_rev: number; deleted: number } | undefined;
+    return r && !r.deleted ? { modRevision: r.rev, createRevision: r.create_rev } : undefined;
   }
 
   at(key: string, rev: number): KeyValue | undefined {

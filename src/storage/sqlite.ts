@@ -5,7 +5,7 @@
 // that, so reads make sure they see exactly the reported state. One process per database file (a lock file).
 import type Database from 'better-sqlite3';
 import { lockDatabase } from './sqlite-lock.js';
-import { SqliteReads } from './sqlite-reads.js';
+import { SqliteReads, type Revision } from './sqlite-reads.js';
 import { openDatabase, readCurrentRevision, readMeta, type Durability } from './sqlite-schema.js';
 import { ThreadWriter } from './sqlite-thread.js';
 import { InlineWriter, type Committed, type StoreWriter } from './sqlite-writer.js';
@@ -125,6 +125,16 @@ export class SqliteStore implements Store {
 
   delete(key: string, opts: { expectedRevision?: number } = {}): Promise<WriteResult> {
     return this.write({ kind: 'delete', key, expectedRevision: opts.expectedRevision });
+  }
+
+  async revision(key: string): Promise<Revision | undefined> {
+    this.checkOpen();
+    this.writer.drain();
+    const rev = this.rev;
+    return this.readLatest(
+      () => this.reads.latestRevision(key),
+      () => this.reads.revisionAt(key, rev),
+    );
   }
 
   async get(key: string, opts: { revision?: number } = {}): Promise<KeyValue | undefined> {

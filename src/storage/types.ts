@@ -82,6 +82,11 @@ export interface Store {
   /** Fails with {ok:false, current} when the key exists. */
   create(key: string, value: string): Promise<WriteResult>;
   get(key: string, opts?: { revision?: number }): Promise<KeyValue | undefined>;
+  /**
+   * The latest revision of a key without its value (optional): for writers that keep decoded objects by revision
+   * and need the stored text only when they have none.
+   */
+  revision?(key: string): Promise<{ modRevision: number; createRevision: number } | undefined>;
   /** Compare-and-swap: succeeds only when the key's modRevision equals expectedRevision. */
   update(key: string, value: string, expectedRevision: number): Promise<WriteResult>;
   /** Deletes the key; with expectedRevision, only if it matches. The result's kv carries the tombstone revision. */

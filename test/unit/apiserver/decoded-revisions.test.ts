@@ -21,6 +21,23 @@ describe('DecodedRevisions', () => {
     assert.equal(r.get(kv('a', 1)), a);
   });
 
+  it('peek finds a committed revision (kept, previous or dropped) by key and revision alone, never a pending write', () => {
+    const r = new DecodedRevisions({ enabled: true, freeze: false, size: 1 });
+    const a1 = obj('a');
+    r.remember('a', 1, a1);
+    assert.equal(r.peek('a', 1), a1);
+    assert.equal(r.peek('a', 2), undefined);
+    const a2 = { ...obj('a'), metadata: { name: 'a' } } as KObject;
+    r.expect('a', 'v2', a2); // our write of revision 2, not committed yet
+    assert.equal(r.peek('a', 1), a1, 'the revision it replaces');
+    assert.equal(r.peek('a', 2), undefined, 'a pending write is not a committed revision');
+    assert.equal(r.get(kv('a', 2, 'v2')), a2); // committed and decoded by a watcher
+    assert.equal(r.peek('a', 2), a2);
+    r.remember('b', 3, obj('b')); // drops a@2
+    assert.equal(r.peek('a', 2), a2, 'dropped, still alive');
+    assert.equal(r.peek('zzz', 1), undefined);
+  });
+
   it('a newer revision of a dropped key replaces it', () => {
     const r = new DecodedRevisions({ enabled: true, freeze: false, size: 1 });
     const a = obj('a');

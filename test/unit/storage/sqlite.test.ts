@@ -73,6 +73,22 @@ for (const writer of ['inline', 'thread'] as const) describe(`SqliteStore (${wri
     await s.close();
   });
 
+  it('reads a key\'s latest revision without its value, as get() has it', async () => {
+    const s = SqliteStore.open({ path: dbPath(), writer });
+    assert.equal(await s.revision('/r'), undefined);
+    await s.create('/r', 'a');
+    const u = await s.update('/r', 'b', s.currentRevision());
+    assert.ok(u.ok);
+    const got = (await s.get('/r'))!;
+    assert.deepEqual(await s.revision('/r'), { modRevision: got.modRevision, createRevision: got.createRevision });
+    assert.deepEqual([got.modRevision, got.createRevision], [u.kv.modRevision, u.kv.createRevision]);
+    await s.delete('/r');
+    assert.equal(await s.revision('/r'), undefined);
+    await s.create('/r', 'c');
+    assert.deepEqual(await s.revision('/r'), { modRevision: s.currentRevision(), createRevision: s.currentRevision() });
+    await s.close();
+  });
+
   it('splits a large backlog into batches of maxBatch', async () => {
     const commits: CommitInfo[] = [];
     const s = SqliteStore.open({ path: dbPath(), writer, maxBatch: 100, onCommit: (c) => commits.push(c) });
