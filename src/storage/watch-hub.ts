@@ -119,14 +119,58 @@ export class WatchHub {
     } else {
       this.untriggered.add(sub);
     }
-    this.prefixes.set(prefix, (this.prefixes.get(prefix) ?? 0) + 1);
+    this.prefixAdded(prefix);
     return sub;
   }
 
+  /**
+   * watched() by a key's directory (up to its last '/'), while every prefix is a directory: then keys of one
+   * directory are all watched or all not. Cleared whenever the prefixes change.
+   */
+  private readonly watchedDirs = new Map<string, boolean>();
+  /** how many prefixes do not end in '/' (a watch of one key or a name prefix: no caching by directory) */
+  private partialPrefixes = 0;
+
   /** Whether a change of `key` would reach any watcher. */
   watched(key: string): boolean {
-    for (const p of this.prefixes.keys()) if (key.startsWith(p)) return true;
-    return false;
+    const cacheable = this.partialPrefixes === 0;
+    const dir = cacheable ? key.slice(0, key.lastIndexOf('/') + 1) : '';
+    if (cacheable) {
+      const known = this.watchedDirs.get(dir);
+      if (known !== undefined) return known;
+    }
+    let hit = false;
+    for (const p of this.prefixes.keys()) {
+      if (key.startsWith(p)) {
+        hit = true;
+        break;
+      }
+    }
+    if (cacheable) {
+      if (this.watchedDirs.size >= 4096) this.watchedDirs.clear();
+      this.watchedDirs.set(dir, hit);
+    }
+    return hit;
+  }
+
+  private prefixAdded(prefix: string): void {
+    const n = this.prefixes.get(prefix) ?? 0;
+    this.prefixes.set(prefix, n + 1);
+    if (n === 0) {
+      if (!prefix.endsWith('/')) this.partialPrefixes++;
+      this.watchedDirs.clear();
+    }
+  }
+
+  private prefixRemoved(prefix: string): void {
+    const n = (this.prefixes.get(prefix) ?? 1) - 1;
+    if (n > 0) {
+      this.prefixes.set(prefix, n);
+      return;
+    }
+    this.prefixes.delete(prefix);
+    if (!prefix.endsWith('/')) this.partialPrefixes--;
+    this.watchedDirs.clear();
   }
 
   /** Fans out committed events (in revision order) to the watchers whose prefix they fall under. */
@@ -176,9 +220,7 @@ export class WatchHub {
     } else {
       this.untriggered.delete(sub);
     }
-    const n = (this.prefixes.get(sub.prefix) ?? 1) - 1;
-    if (n > 0) this.prefixes.set(sub.prefix, n);
-    else this.prefixes.delete(sub.prefix);
+    this.prefixRemoved(sub.prefix);
   }
 }
 

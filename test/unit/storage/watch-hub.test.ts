@@ -72,6 +72,28 @@ describe('WatchHub', () => {
     assert.equal(hub.size, 2);
   });
 
+  it('answers watched() right as watchers come and go, directory prefixes or not', () => {
+    const hub = new WatchHub();
+    assert.equal(hub.watched('/r/pods/ns1/a'), false);
+    const ns1 = hub.subscribe('/r/pods/ns1/', { throughRevision: 0 }, () => {});
+    assert.equal(hub.watched('/r/pods/ns1/a'), true);
+    assert.equal(hub.watched('/r/pods/ns1/b'), true);
+    assert.equal(hub.watched('/r/pods/ns2/a'), false);
+    const all = hub.subscribe('/r/pods/', { throughRevision: 0 }, () => {});
+    assert.equal(hub.watched('/r/pods/ns2/a'), true);
+    all.stop();
+    assert.equal(hub.watched('/r/pods/ns2/a'), false);
+    // a prefix that is no directory (one key, or part of a name): keys of one directory differ
+    const one = hub.subscribe('/r/pods/ns2/ab', { throughRevision: 0 }, () => {});
+    assert.equal(hub.watched('/r/pods/ns2/zz'), false);
+    assert.equal(hub.watched('/r/pods/ns2/abc'), true);
+    assert.equal(hub.watched('/r/pods/ns2/zz'), false);
+    one.stop();
+    assert.equal(hub.watched('/r/pods/ns2/abc'), false);
+    ns1.stop();
+    assert.equal(hub.watched('/r/pods/ns1/a'), false);
+  });
+
   it('delivers a triggered watcher its whole replay (its own selector filters it)', async () => {
     const hub = new WatchHub();
     const got: number[] = [];
