@@ -68,8 +68,9 @@ export class LocalClient implements Client {
       get: async (ns, name) => (await call('GET', path(ns, name), {})) as KObject,
       list: async (ns, params) => (await call('GET', path(ns), listQuery(params))) as ObjectList,
       // with a subresource, `obj` is the body posted to <name>/<subresource> (pods/binding, pods/eviction)
+      // the object itself, not its JSON (as update): the server decodes it as a copy with JSON's semantics
       create: async (ns, obj, o) =>
-        (await call('POST', o?.subresource ? path(ns, obj.metadata.name, o.subresource) : path(ns), writeQuery(o), JSON.stringify(obj), undefined, undefined, o)) as KObject,
+        (await call('POST', o?.subresource ? path(ns, obj.metadata.name, o.subresource) : path(ns), writeQuery(o), undefined, undefined, obj, o)) as KObject,
       // the object itself, not its JSON: the server decodes it as a copy (a kubelet's status update is a whole pod)
       update: async (ns, obj, o) => (await call('PUT', path(ns, obj.metadata.name, o?.subresource), writeQuery(o), undefined, undefined, obj, o)) as KObject,
       patch: async (ns, name, type, patch, o) =>
