@@ -91,6 +91,10 @@ export class WatchHub {
   private readonly subs = new Set<Subscription>();
   /** the watchers without a trigger, offered every event under their prefix */
   private readonly untriggered = new Set<Subscription>();
+  /** the same by prefix, for prefixes that are directories (end in '/') */
+  private readonly untriggeredByPrefix = new Map<string, Set<Subscription>>();
+  /** untriggered watchers whose prefix is no directory: publish then tests every prefix */
+  private partialUntriggered = 0;
   private readonly triggered = new Map<string, TriggerIndex>();
   /** how many watchers each prefix has (far fewer prefixes than watchers: one per resource or namespace) */
   private readonly prefixes = new Map<string, number>();
@@ -118,6 +122,10 @@ export class WatchHub {
       set.add(sub);
     } else {
       this.untriggered.add(sub);
+      let set = this.untriggeredByPrefix.get(prefix);
+      if (!set) this.untriggeredByPrefix.set(prefix, (set = new Set()));
+      set.add(sub);
+      if (!prefix.endsWith('/')) this.partialUntriggered++;
     }
     this.prefixAdded(prefix);
     return sub;
@@ -176,8 +184,21 @@ export class WatchHub {
   /** Fans out committed events (in revision order) to the watchers whose prefix they fall under. */
   publish(events: readonly WatchEvent[]): void {
     if (!this.subs.size || !events.length) return;
-    for (const sub of this.untriggered) {
-      for (const ev of events) if (ev.kv.key.startsWith(sub.prefix)) sub.push(ev);
+    if (this.untriggered.size) {
+      if (this.partialUntriggered) {
+        for (const sub of this.untriggered) {
+          for (const ev of events) if (ev.kv.key.startsWith(sub.prefix)) sub.push(ev);
+        }
+      } else {
+        // every untriggered prefix is a directory: an event reaches those of the directories along its key
+        for (const ev of events) {
+          const key = ev.kv.key;
+          for (let i = key.indexOf('/'); i >= 0; i = key.indexOf('/', i + 1)) {
+            const set = this.untriggeredByPrefix.get(key.slice(0, i + 1));
+            if (set) for (const sub of set) sub.push(ev);
+          }
+        }
+      }
     }
     if (!this.triggered.size) return;
     for (const ev of events) {
@@ -219,6 +240,10 @@ export class WatchHub {
       if (byFn && !byFn.size) this.triggered.delete(sub.prefix);
     } else {
       this.untriggered.delete(sub);
+      const set = this.untriggeredByPrefix.get(sub.prefix);
+      set?.delete(sub);
+      if (set && !set.size) this.untriggeredByPrefix.delete(sub.prefix);
+      if (!sub.prefix.endsWith('/')) this.partialUntriggered--;
     }
     this.prefixRemoved(sub.prefix);
   }

@@ -72,6 +72,43 @@ describe('WatchHub', () => {
     assert.equal(hub.size, 2);
   });
 
+  it('delivers each watcher exactly the events under its prefix, for random directory and name prefixes', async () => {
+    let seed = 5;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const parts = ['r', 'pods', 'ns', 'a', 'ab'];
+    const key = () => '/' + Array.from({ length: 1 + rnd(4) }, () => parts[rnd(parts.length)]).join('/');
+    for (let round = 0; round < 20; round++) {
+      const hub = new WatchHub();
+      const subs: { prefix: string; got: number[]; stop: () => void; stopped: boolean }[] = [];
+      const add = () => {
+        const k = key();
+        // a directory, the root, the empty prefix or a key/name prefix
+        // (even rounds: directories only, the indexed path; odd rounds mix in the others)
+        const prefix = round % 2 === 0 ? [k + '/', '/'][rnd(2)]! : [k + '/', '/', '', k, k.slice(0, -1)][rnd(5)]!;
+        const s = { prefix, got: [] as number[], stop: () => {}, stopped: false };
+        const w = hub.subscribe(prefix, { throughRevision: 0 }, (e) => s.got.push(e.kv.modRevision));
+        s.stop = () => w.stop();
+        subs.push(s);
+      };
+      for (let i = 0; i < 6; i++) add();
+      const events = Array.from({ length: 40 }, (_, i) => ev(key(), i + 1));
+      hub.publish(events.slice(0, 20));
+      // watchers come and go between batches (a stopped one gets nothing more)
+      const gone = subs[rnd(subs.length)]!;
+      await tick();
+      const before = gone.got.length;
+      gone.stop();
+      gone.stopped = true;
+      hub.publish(events.slice(20));
+      await tick();
+      for (const s of subs) {
+        const want = (s.stopped ? events.slice(0, 20) : events).filter((e) => e.kv.key.startsWith(s.prefix)).map((e) => e.kv.modRevision);
+        assert.deepEqual(s.got, want, `prefix ${JSON.stringify(s.prefix)}`);
+        if (s.stopped) assert.equal(s.got.length, before);
+      }
+    }
+  });
+
   it('answers watched() right as watchers come and go, directory prefixes or not', () => {
     const hub = new WatchHub();
     assert.equal(hub.watched('/r/pods/ns1/a'), false);
