@@ -59,9 +59,18 @@ export class IndexedCache {
   /** Stores `obj` under `key` and tells the handlers (add, or update with the object it replaces). */
   protected store(key: string, obj: KObject): void {
     const old = this.items.get(key);
-    if (old) this.unindex(key, old);
     this.items.set(key, obj);
-    for (const [name, fn] of this.indexers) for (const v of fn(obj)) addTo(this.indexes.get(name)!, v, key);
+    for (const [name, fn] of this.indexers) {
+      const idx = this.indexes.get(name)!;
+      const next = fn(obj);
+      if (old) {
+        // most updates keep their index values (a status change keeps the namespace and node): nothing to move
+        const prev = fn(old);
+        if (sameValues(prev, next)) continue;
+        for (const v of prev) removeFrom(idx, v, key);
+      }
+      for (const v of next) addTo(idx, v, key);
+    }
     this.notify((h) => (old ? h.update?.(old, obj) : h.add?.(obj)));
   }
 
@@ -90,14 +99,22 @@ export class IndexedCache {
   private unindex(key: string, obj: KObject): void {
     for (const [name, fn] of this.indexers) {
       const idx = this.indexes.get(name)!;
-      for (const v of fn(obj)) {
-        const s = idx.get(v);
-        if (!s) continue;
-        s.delete(key);
-        if (!s.size) idx.delete(v);
-      }
+      for (const v of fn(obj)) removeFrom(idx, v, key);
     }
   }
+}
+
+function sameValues(a: string[], b: string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function removeFrom(idx: Map<string, Set<string>>, v: string, key: string): void {
+  const s = idx.get(v);
+  if (!s) return;
+  s.delete(key);
+  if (!s.size) idx.delete(v);
 }
 
 function addTo(idx: Map<string, Set<string>>, v: string, key: string): void {
