@@ -98,3 +98,32 @@ function safeDecode(s: string): string {
     return s;
   }
 }
+
+/**
+ * What parseRequestInfo gives for a request the in-process client makes (`/api[s]/<apiVersion>[/namespaces/<ns>]/
+ * <plural>[/<name>[/<subresource>]]`, no watch query), built from the parts instead of formatting and parsing a
+ * path. `path` is the request's path. The namespaces resource itself goes through the parser (its subresources are
+ * told apart from a namespace's resources by name).
+ */
+export function resourceRequestInfo(method: string, path: string, apiVersion: string, plural: string, namespace: string, name: string, subresource: string): RequestInfo {
+  const slash = apiVersion.indexOf('/');
+  if (plural === 'namespaces' || plural === 'watch' || namespaceSubresources.has(plural) || !plural || !apiVersion || (subresource && !name) || slash === 0 || slash === apiVersion.length - 1 || apiVersion.indexOf('/', slash + 1) >= 0) {
+    return parseRequestInfo(method, path, new URLSearchParams());
+  }
+  let verb = methodVerbs[method.toUpperCase()] ?? method.toLowerCase();
+  if (verb === 'get' && !name) verb = 'list';
+  if (verb === 'delete' && !name) verb = 'deletecollection';
+  return {
+    isResourceRequest: true,
+    path,
+    verb,
+    apiPrefix: slash > 0 ? 'apis' : 'api',
+    group: slash > 0 ? apiVersion.slice(0, slash) : '',
+    version: slash > 0 ? apiVersion.slice(slash + 1) : apiVersion,
+    namespace,
+    resource: plural,
+    subresource,
+    name,
+    rest: [],
+  };
+}

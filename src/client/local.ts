@@ -5,7 +5,7 @@ import type { KObject } from '../api/types.js';
 import type { DeleteOptions, ListParams, PatchType, UserInfo, WatchParams } from '../apiserver/context.js';
 import { handleResource, resolveStore, type ApiRequest } from '../apiserver/handlers.js';
 import type { Registry } from '../apiserver/registry.js';
-import { parseRequestInfo } from '../apiserver/request-info.js';
+import { parseRequestInfo, resourceRequestInfo } from '../apiserver/request-info.js';
 import { watchObjects } from '../apiserver/resource-list.js';
 import type { Client, ClientWatchEvent, ObjectList, ResourceClient, WriteOptions } from './types.js';
 
@@ -34,11 +34,13 @@ export class LocalClient implements Client {
     const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
     const path = (ns: string, name = '', sub = '') =>
       `${base}${ns ? `/namespaces/${encodeURIComponent(ns)}` : ''}/${plural}${name ? `/${encodeURIComponent(name)}` : ''}${sub ? `/${sub}` : ''}`;
-    const call = async (method: string, p: string, query: Record<string, string | undefined>, body?: string, contentType?: string, value?: unknown, o?: WriteOptions) => {
+    type Target = { ns: string; name?: string; sub?: string };
+    const call = async (method: string, t: Target, query: Record<string, string | undefined>, body?: string, contentType?: string, value?: unknown, o?: WriteOptions) => {
       const q = new URLSearchParams();
       for (const [k, v] of Object.entries(query)) if (v !== undefined) q.set(k, v);
       const req: ApiRequest = {
-        info: parseRequestInfo(method, p, q),
+        // built from the parts: what parsing the path would give, without the parse
+        info: resourceRequestInfo(method, path(t.ns, t.name, t.sub), apiVersion, plural, t.ns, t.name ?? '', t.sub ?? ''),
         query: q,
         headers: { 'user-agent': this.userAgent, 'content-type': contentType ?? 'application/json' },
         body,
@@ -65,18 +67,18 @@ export class LocalClient implements Client {
       resourceVersionMatch: p?.resourceVersionMatch,
     });
     return {
-      get: async (ns, name) => (await call('GET', path(ns, name), {})) as KObject,
-      list: async (ns, params) => (await call('GET', path(ns), listQuery(params))) as ObjectList,
+      get: async (ns, name) => (await call('GET', { ns, name }, {})) as KObject,
+      list: async (ns, params) => (await call('GET', { ns }, listQuery(params))) as ObjectList,
       // with a subresource, `obj` is the body posted to <name>/<subresource> (pods/binding, pods/eviction)
       // the object itself, not its JSON (as update): the server decodes it as a copy with JSON's semantics
       create: async (ns, obj, o) =>
-        (await call('POST', o?.subresource ? path(ns, obj.metadata.name, o.subresource) : path(ns), writeQuery(o), undefined, undefined, obj, o)) as KObject,
+        (await call('POST', o?.subresource ? { ns, name: obj.metadata.name, sub: o.subresource } : { ns }, writeQuery(o), undefined, undefined, obj, o)) as KObject,
       // the object itself, not its JSON: the server decodes it as a copy (a kubelet's status update is a whole pod)
-      update: async (ns, obj, o) => (await call('PUT', path(ns, obj.metadata.name, o?.subresource), writeQuery(o), undefined, undefined, obj, o)) as KObject,
+      update: async (ns, obj, o) => (await call('PUT', { ns, name: obj.metadata.name, sub: o?.subresource }, writeQuery(o), undefined, undefined, obj, o)) as KObject,
       patch: async (ns, name, type, patch, o) =>
         (await call(
           'PATCH',
-          path(ns, name, o?.subresource),
+          { ns, name, sub: o?.subresource },
           { ...writeQuery(o), fieldManager: o?.fieldManager ?? (type === 'apply' ? this.userAgent : undefined) },
           type === 'apply' ? YAML.stringify(patch) : JSON.stringify(patch),
           patchTypes[type],
@@ -84,11 +86,11 @@ export class LocalClient implements Client {
           o,
         )) as KObject,
       delete: async (ns, name, opts?: DeleteOptions) => {
-        const res = (await call('DELETE', path(ns, name), {}, JSON.stringify(opts ?? {}))) as KObject;
+        const res = (await call('DELETE', { ns, name }, {}, JSON.stringify(opts ?? {}))) as KObject;
         return res.kind === 'Status' ? undefined : res.metadata?.deletionTimestamp ? res : undefined;
       },
       deleteCollection: async (ns, params, opts) => {
-        await call('DELETE', path(ns), listQuery(params), JSON.stringify(opts ?? {}));
+        await call('DELETE', { ns }, listQuery(params), JSON.stringify(opts ?? {}));
       },
       watch: async (ns, params: WatchParams, onEvent: (ev: ClientWatchEvent) => void) => {
         const info = parseRequestInfo('GET', path(ns), new URLSearchParams({ watch: 'true' }));
