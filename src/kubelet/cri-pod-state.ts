@@ -82,6 +82,9 @@ async function terminationMessage(st: cri.ContainerStatus): Promise<string> {
   return msg;
 }
 
+/** How far along its life a container's state is (CRI: created → running → exited). */
+const STATE_ORDER: Record<string, number> = { unknown: 0, created: 1, running: 2, exited: 3 };
+
 export function toRuntimeContainer(st: cri.ContainerStatus, sandboxId: string, uid: string, message: string): ContainerInfo {
   const state = STATES[st.state] ?? 'unknown';
   const rc: ContainerInfo = {
@@ -255,7 +258,12 @@ export class CriPodState {
     }
     for (const c of learned.containers) {
       const st = next.get(c.uid) ?? { sandboxes: [], containers: [] };
-      if (!st.containers.some((x) => x.criId === c.criId)) st.containers.push(c);
+      const i = st.containers.findIndex((x) => x.criId === c.criId);
+      if (i < 0) st.containers.push(c);
+      // this listing read the container before it started (created), the refresh after: a container's state only
+      // moves forward, so the later one wins (else exec would find a Ready pod's container not running until the
+      // next relist)
+      else if (STATE_ORDER[c.state] > STATE_ORDER[st.containers[i]!.state]) st.containers[i] = c;
       next.set(c.uid, st);
     }
     for (const st of next.values()) st.sandboxes.sort(bySandboxAge);
