@@ -131,43 +131,20 @@ export class WatchHub {
     return sub;
   }
 
-  /**
-   * watched() by a key's directory (up to its last '/'), while every prefix is a directory: then keys of one
-   * directory are all watched or all not. Cleared whenever the prefixes change.
-   */
-  private readonly watchedDirs = new Map<string, boolean>();
-  /** how many prefixes do not end in '/' (a watch of one key or a name prefix: no caching by directory) */
+  /** how many prefixes do not end in '/' (a watch of one key or a name prefix): they need a startsWith each */
   private partialPrefixes = 0;
 
   /** Whether a change of `key` would reach any watcher. */
   watched(key: string): boolean {
-    const cacheable = this.partialPrefixes === 0;
-    const dir = cacheable ? key.slice(0, key.lastIndexOf('/') + 1) : '';
-    if (cacheable) {
-      const known = this.watchedDirs.get(dir);
-      if (known !== undefined) return known;
-    }
-    let hit = false;
-    for (const p of this.prefixes.keys()) {
-      if (key.startsWith(p)) {
-        hit = true;
-        break;
-      }
-    }
-    if (cacheable) {
-      if (this.watchedDirs.size >= 4096) this.watchedDirs.clear();
-      this.watchedDirs.set(dir, hit);
-    }
-    return hit;
+    if (this.partialPrefixes === 0) return someDirectory(key, (dir) => this.prefixes.has(dir));
+    for (const p of this.prefixes.keys()) if (key.startsWith(p)) return true;
+    return false;
   }
 
   private prefixAdded(prefix: string): void {
     const n = this.prefixes.get(prefix) ?? 0;
     this.prefixes.set(prefix, n + 1);
-    if (n === 0) {
-      if (!prefix.endsWith('/')) this.partialPrefixes++;
-      this.watchedDirs.clear();
-    }
+    if (n === 0 && !prefix.endsWith('/')) this.partialPrefixes++;
   }
 
   private prefixRemoved(prefix: string): void {
@@ -178,7 +155,6 @@ export class WatchHub {
     }
     this.prefixes.delete(prefix);
     if (!prefix.endsWith('/')) this.partialPrefixes--;
-    this.watchedDirs.clear();
   }
 
   /** Fans out committed events (in revision order) to the watchers whose prefix they fall under. */
@@ -192,11 +168,10 @@ export class WatchHub {
       } else {
         // every untriggered prefix is a directory: an event reaches those of the directories along its key
         for (const ev of events) {
-          const key = ev.kv.key;
-          for (let i = key.indexOf('/'); i >= 0; i = key.indexOf('/', i + 1)) {
-            const set = this.untriggeredByPrefix.get(key.slice(0, i + 1));
-            if (set) for (const sub of set) sub.push(ev);
-          }
+          someDirectory(ev.kv.key, (dir) => {
+            this.untriggeredByPrefix.get(dir)?.forEach((sub) => sub.push(ev));
+            return false;
+          });
         }
       }
     }
@@ -247,6 +222,12 @@ export class WatchHub {
     }
     this.prefixRemoved(sub.prefix);
   }
+}
+
+/** Calls `test` with each directory along `key` ('/', '/a/', '/a/b/' …), shortest first, until it returns true. */
+function someDirectory(key: string, test: (dir: string) => boolean): boolean {
+  for (let i = key.indexOf('/'); i >= 0; i = key.indexOf('/', i + 1)) if (test(key.slice(0, i + 1))) return true;
+  return false;
 }
 
 function triggerValue(valueOf: ValueOf, kv: KeyValue): string | undefined {

@@ -46,6 +46,18 @@ async function harness(t: TestContext, opts: { freeze?: boolean } = {}): Promise
   return { api, store, pods, events };
 }
 
+/** A request to pods/p/status as the HTTPS front hands it over (a body to decode, a response it only serialises). */
+function httpsStatusRequest(api: ClusterApi, method: 'PUT' | 'PATCH', contentType: string, body: unknown) {
+  return handleResource(api.registry, {
+    info: parseRequestInfo(method, '/api/v1/namespaces/default/pods/p/status', new URLSearchParams()),
+    query: new URLSearchParams(),
+    headers: { 'user-agent': 'kubelet/v1.33', 'content-type': contentType },
+    body: JSON.stringify(body),
+    user: systemUser,
+    serializesResponse: true,
+  });
+}
+
 const key = (name: string) => `/registry/core/pods/default/${name}`;
 const T = '2026-01-01T00:00:00Z';
 const settle = () => new Promise((r) => setTimeout(r, 20));
@@ -232,15 +244,7 @@ describe('pod status updates', () => {
   it('answer the HTTPS front with exactly the stored object plus its revision', async (t) => {
     const { api, store, pods } = await harness(t);
     await pods.create('default', newPod('p'));
-    const patch = (body: unknown) =>
-      handleResource(api.registry, {
-        info: parseRequestInfo('PATCH', '/api/v1/namespaces/default/pods/p/status', new URLSearchParams()),
-        query: new URLSearchParams(),
-        headers: { 'user-agent': 'kubelet/v1.33', 'content-type': 'application/merge-patch+json' },
-        body: JSON.stringify(body),
-        user: systemUser,
-        serializesResponse: true,
-      });
+    const patch = (body: unknown) => httpsStatusRequest(api, 'PATCH', 'application/merge-patch+json', body);
     const res = await patch({ status: { message: 'm', phase: 'Running' } });
     assert.equal(res.code, 200);
     assert.equal(jsonOf(res.body), JSON.stringify(await stored(store, 'p')));
@@ -300,15 +304,7 @@ describe('pod status updates', () => {
   it('neither default nor validate the spec of the body (the status strategy replaces it), but still type-check it', async (t) => {
     const { api, store, pods } = await harness(t);
     const created = (await pods.create('default', newPod('p'))) as Pod;
-    const put = (body: unknown) =>
-      handleResource(api.registry, {
-        info: parseRequestInfo('PUT', '/api/v1/namespaces/default/pods/p/status', new URLSearchParams()),
-        query: new URLSearchParams(),
-        headers: { 'user-agent': 'kubelet/v1.33', 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-        user: systemUser,
-        serializesResponse: true,
-      });
+    const put = (body: unknown) => httpsStatusRequest(api, 'PUT', 'application/json', body);
     const spec = JSON.stringify((await stored(store, 'p')).spec);
     // a null container decodes as an empty Container in Kubernetes, and the spec is then replaced
     const res = await put({ ...created, spec: { containers: [null] }, status: { ...created.status, message: 'ok' } });
