@@ -1,6 +1,6 @@
 // The k1s server process the benchmarks drive, and small figures helpers.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,13 +39,16 @@ export async function startServer(
 ): Promise<{ server: Server; readyMs: number }> {
   const kubeconfig = join(dataDir, 'kubeconfig');
   const t0 = performance.now();
-  // K1S_BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the server
+  // K1S_BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the server; K1S_BENCH_SERVER_LOG
+  // names a file that gets the server's output (with "--trace-gc": its collections)
   // the flags `k1s start` runs its server with, then the bench's own (the last value of a flag wins)
   const nodeArgs = [...SERVER_NODE_FLAGS, ...(opts.nodeArgs ?? []), ...(process.env.K1S_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
   const proc = spawn(process.execPath, [...nodeArgs, bin, 'server', '--data-dir', dataDir, '--https-listen-port', '0', '--write-kubeconfig', kubeconfig, ...(opts.agent ? [] : ['--disable-agent']), ...extraArgs], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
+  const log = process.env.K1S_BENCH_SERVER_LOG;
+  if (log) for (const s of [proc.stdout!, proc.stderr!]) s.on('data', (d: Buffer) => appendFileSync(log, d));
   const url = await new Promise<string>((res, rej) => {
     const on = (d: Buffer) => {
       out += d;

@@ -22,7 +22,8 @@ export interface DecodedRevisionsOptions {
   freeze: boolean;
   /** how many keys are kept, least recently stored dropped first (default 2048: the objects being written now) */
   size?: number;
-  /** how many dropped revisions are remembered weakly (default 65536) */
+  /** how many dropped revisions are remembered weakly before the dead ones are swept out (default 65536; the
+   * bound then follows the live ones: twice as many as survived the last sweep) */
   droppedSize?: number;
 }
 
@@ -38,14 +39,18 @@ export class DecodedRevisions {
   /**
    * Revisions dropped from `latest`, held weakly: in-process informers share the decoded objects of watch events
    * (a scheduler's pending pods), so the one a later write reads is often still alive after thousands of other
-   * writes, and a copy of it beats parsing the stored text again. Bounded like `latest` (entries are small).
+   * writes, and a copy of it beats parsing the stored text again. Entries are small; when there are too many, the
+   * dead ones go, so all the objects informers hold stay findable (100,000 pending pods) without keeping entries
+   * of deleted keys for ever.
    */
   private readonly dropped = new Map<string, Dropped>();
   private readonly droppedSize: number;
+  private droppedLimit: number;
 
   constructor(private readonly opts: DecodedRevisionsOptions) {
     this.size = opts.size ?? 2048;
     this.droppedSize = opts.droppedSize ?? 65536;
+    this.droppedLimit = this.droppedSize;
   }
 
   /** The kept object of exactly this revision, if any (shared: never to be modified). */
@@ -105,9 +110,15 @@ export class DecodedRevisions {
       // a write still uncommitted is not worth keeping: its revision is unknown
       if (old.rev !== undefined) {
         this.dropped.set(oldKey, { rev: old.rev, ref: new WeakRef(old.obj) });
-        if (this.dropped.size > this.droppedSize) this.dropped.delete(this.dropped.keys().next().value!);
+        if (this.dropped.size > this.droppedLimit) this.sweepDropped();
       }
     }
+  }
+
+  /** Forgets the dropped revisions no longer alive; the next sweep comes when as many again are added. */
+  private sweepDropped(): void {
+    for (const [key, d] of this.dropped) if (d.ref.deref() === undefined) this.dropped.delete(key);
+    this.droppedLimit = Math.max(this.droppedSize, 2 * this.dropped.size);
   }
 
   /** A dropped revision's object if it is this revision and still alive; kept again. */

@@ -1,6 +1,8 @@
 // DecodedRevisions: the kept decoded objects of recent revisions, and the dropped ones still alive elsewhere.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import type { KObject } from '../../../src/api/types.js';
 import { DecodedRevisions } from '../../../src/apiserver/decoded-revisions.js';
 
@@ -64,5 +66,28 @@ describe('DecodedRevisions', () => {
     r.expect('a', 'v3', obj('a'));
     assert.equal(r.get(kv('a', 1)), undefined);
     assert.equal(r.get(kv('a', 2)), a2);
+  });
+
+  it('every dropped revision something still holds stays findable, past the sweep bound; dead ones are swept out', async () => {
+    const r = new DecodedRevisions({ enabled: true, freeze: false, size: 1, droppedSize: 4 });
+    const held = Array.from({ length: 50 }, (_, i) => obj(`h${i}`));
+    held.forEach((o, i) => r.remember(`h${i}`, i + 1, o));
+    r.remember('last', 100, obj('last')); // drops h49
+    held.forEach((o, i) => assert.equal(r.peek(`h${i}`, i + 1), o, `h${i}`));
+
+    // objects nobody holds: once collected, a sweep forgets their entries
+    for (let i = 0; i < 50; i++) r.remember(`t${i}`, 200 + i, obj(`t${i}`));
+    await new Promise((res) => setImmediate(res)); // a WeakRef's target lives at least until the job that made it ends
+    setFlagsFromString('--expose-gc');
+    (runInNewContext('gc') as () => void)();
+    const us = Array.from({ length: 150 }, (_, i) => obj(`u${i}`));
+    us.forEach((o, i) => r.remember(`u${i}`, 300 + i, o));
+    const dropped = (r as unknown as { dropped: Map<string, unknown> }).dropped;
+    // dropped: 50 held, 'last' and t0..t48 collected, t49 (kept, so alive at the collection), 149 held; a sweep
+    // past the bound (190 by then) forgets the collected
+    assert.equal(dropped.size, 50 + 1 + 149, `${dropped.size} entries: the collected t* were swept`);
+    us.slice(0, 149).forEach((o, i) => assert.equal(r.peek(`u${i}`, 300 + i), o, `u${i}`));
+    assert.equal(r.peek('t0', 200), undefined);
+    held.forEach((o, i) => assert.equal(r.peek(`h${i}`, i + 1), o, `h${i} after the sweep`));
   });
 });
