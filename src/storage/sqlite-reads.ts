@@ -47,7 +47,7 @@ export const LATEST_ONE =
   'SELECT l.key, l.rev, l.create_rev, l.value FROM current c JOIN log l ON l.rev = c.rev WHERE c.key = ?';
 
 /** The latest revision of one key, without its value (the log row's value is its last column: never read). */
-const LATEST_REVISION = 'SELECT l.rev, l.create_rev FROM current c JOIN log l ON l.rev = c.rev WHERE c.key = ?';
+export const LATEST_REVISION = 'SELECT l.rev, l.create_rev FROM current c JOIN log l ON l.rev = c.rev WHERE c.key = ?';
 
 export class SqliteReads {
   private readonly cache = new Map<string, Database.Statement>();
@@ -55,12 +55,14 @@ export class SqliteReads {
   private readonly getLatestRevision: Database.Statement;
   private readonly getRevisionAt: Database.Statement;
   private readonly getAtRev: Database.Statement;
+  private readonly getValue: Database.Statement;
   private readonly replayRows: Database.Statement;
 
   constructor(private readonly db: Database.Database) {
     this.getLatest = db.prepare(LATEST_ONE);
     this.getLatestRevision = db.prepare(LATEST_REVISION);
     this.getRevisionAt = db.prepare('SELECT rev, create_rev, deleted FROM log WHERE key = ? AND rev <= ? ORDER BY prev_rev DESC LIMIT 1');
+    this.getValue = db.prepare('SELECT value FROM log WHERE rev = ?').pluck();
     this.getAtRev = db.prepare(
       'SELECT key, rev, create_rev, deleted, value FROM log WHERE key = ? AND rev <= ? ORDER BY prev_rev DESC LIMIT 1',
     );
@@ -88,6 +90,11 @@ export class SqliteReads {
   revisionAt(key: string, rev: number): Revision | undefined {
     const r = this.getRevisionAt.get(key, rev) as { rev: number; create_rev: number; deleted: number } | undefined;
     return r && !r.deleted ? { modRevision: r.rev, createRevision: r.create_rev } : undefined;
+  }
+
+  /** The value of the log row of revision `rev` (a tombstone's is the last value); undefined once compacted. */
+  valueAt(rev: number): string | undefined {
+    return this.getValue.get(rev) as string | undefined;
   }
 
   at(key: string, rev: number): KeyValue | undefined {

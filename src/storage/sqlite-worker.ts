@@ -12,8 +12,8 @@ import {
 import type Database from 'better-sqlite3';
 import { SqliteCompaction } from './sqlite-compaction.js';
 import { openDatabase, readCurrentRevision, type Durability } from './sqlite-schema.js';
-import { SqliteWrites, type Applied, type WriteOp, batchTransaction, type BatchTransaction } from './sqlite-writes.js';
-import type { WatchEvent, WriteResult } from './types.js';
+import { SqliteWrites, type Applied, type WriteOp, type WrittenEvent, batchTransaction, type BatchTransaction } from './sqlite-writes.js';
+import type { WriteResult } from './types.js';
 
 export type Request =
   | { t: 'write'; id: number; ops: WriteOp[] }
@@ -25,7 +25,7 @@ export type Request =
 export type Outcome = WriteResult | { error: string };
 
 export type Reply =
-  | { t: 'committed'; ids: number[]; outcomes: Outcome[][]; ops: number; events: WatchEvent[]; ms: number }
+  | { t: 'committed'; ids: number[]; outcomes: Outcome[][]; ops: number; events: WrittenEvent[]; ms: number }
   | { t: 'done'; id: number; value?: number; error?: string }
   | { t: 'fatal'; error: string };
 
@@ -118,7 +118,7 @@ class Writer {
       n += m.ops.length;
     }
     const t0 = performance.now();
-    const events: WatchEvent[] = [];
+    const events: WrittenEvent[] = [];
     const all = this.apply(batches.length === 1 ? req.ops : batches.flatMap((b) => b.ops), events);
     const ms = performance.now() - t0;
     let i = 0;
@@ -128,7 +128,7 @@ class Writer {
     return rest;
   }
 
-  private apply(ops: WriteOp[], events: WatchEvent[]): Outcome[] {
+  private apply(ops: WriteOp[], events: WrittenEvent[]): Outcome[] {
     let applied: Applied[];
     try {
       applied = this.applyBatch.immediate(ops, this.rev + 1);

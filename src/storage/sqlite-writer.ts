@@ -4,15 +4,15 @@
 import type Database from 'better-sqlite3';
 import { GroupCommit } from './group-commit.js';
 import { SqliteCompaction } from './sqlite-compaction.js';
-import { SqliteWrites, type WriteOp, batchTransaction, type BatchTransaction } from './sqlite-writes.js';
-import type { WatchEvent, WriteResult } from './types.js';
+import { SqliteWrites, type WriteOp, type WrittenEvent, batchTransaction, type BatchTransaction } from './sqlite-writes.js';
+import type { WriteResult } from './types.js';
 
 /** One committed transaction. */
 export interface Committed {
   /** writes in the transaction (including the ones whose precondition failed) */
   ops: number;
   /** the changes, in revision order */
-  events: WatchEvent[];
+  events: WrittenEvent[];
   /** time spent applying and committing */
   ms: number;
 }
@@ -85,7 +85,7 @@ export class InlineWriter implements StoreWriter {
   private commitBatch(ops: WriteOp[]): WriteResult[] {
     const t0 = performance.now();
     const applied = this.applyBatch.immediate(ops, this.opts.nextRevision());
-    const events: WatchEvent[] = [];
+    const events: WrittenEvent[] = [];
     for (const a of applied) if (a.event) events.push(a.event);
     this.opts.onCommitted({ ops: ops.length, events, ms: performance.now() - t0 });
     return applied.map((a) => a.result);

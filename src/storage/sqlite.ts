@@ -9,7 +9,8 @@ import { SqliteReads, type Revision } from './sqlite-reads.js';
 import { openDatabase, readCurrentRevision, readMeta, type Durability } from './sqlite-schema.js';
 import { ThreadWriter } from './sqlite-thread.js';
 import { InlineWriter, type Committed, type StoreWriter } from './sqlite-writer.js';
-import type { WriteOp } from './sqlite-writes.js';
+import type { WriteOp, WrittenEvent } from './sqlite-writes.js';
+import { PreviousKeyValue } from './previous-key-value.js';
 import {
   StoreError,
   type KeyValue,
@@ -236,7 +237,7 @@ export class SqliteStore implements Store {
 
   /** A batch committed: advance the revision and tell the watchers. */
   private committed(c: Committed): void {
-    const { events } = c;
+    const events = c.events.map((e) => this.watchEvent(e));
     if (events.length) this.rev = events[events.length - 1]!.kv.modRevision;
     this.hub.publish(events);
     if (this.trace || this.onCommit) {
@@ -253,6 +254,14 @@ export class SqliteStore implements Store {
       }
     }
   }
+
+  private watchEvent(e: WrittenEvent): WatchEvent {
+    const p = e.prev;
+    if (p === undefined || p.value !== undefined) return e as WatchEvent;
+    return { type: e.type, kv: e.kv, prev: new PreviousKeyValue(p.key, p.modRevision, p.createRevision, this.loadValue) };
+  }
+
+  private readonly loadValue = (rev: number): string | undefined => (this.closed ? undefined : this.reads.valueAt(rev));
 
   /**
    * Runs a read of the latest state so that it sees exactly revision this.rev. With a writer thread, the file may

@@ -18,7 +18,10 @@ export interface WatchEvent {
   type: WatchEventType;
   /** For DELETED: the last value before deletion, with modRevision = the deletion (tombstone) revision. */
   kv: KeyValue;
-  /** The value before this change (MODIFIED and DELETED), for watchers that filter by selector. */
+  /**
+   * The value before this change (MODIFIED and DELETED), for watchers that filter by selector. A store may read its
+   * value only when asked (SQLite does), so read it while handling the event: once compacted away it is ''.
+   */
   prev?: KeyValue;
 }
 

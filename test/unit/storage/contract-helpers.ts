@@ -3,6 +3,13 @@ import assert from 'node:assert/strict';
 import { StoreError, type KeyValue, type Store, type WatchEvent, type WriteResult } from '../../../src/storage/types.js';
 
 /** Collects the events of a watch until one at or beyond `untilRevision` arrives. */
+const plain = (kv: KeyValue): KeyValue => ({ key: kv.key, value: kv.value, modRevision: kv.modRevision, createRevision: kv.createRevision });
+
+/** An event as its watcher reads it on delivery, as plain data (a store may load the previous value when asked). */
+export function received(ev: WatchEvent): WatchEvent {
+  return ev.prev ? { type: ev.type, kv: plain(ev.kv), prev: plain(ev.prev) } : { type: ev.type, kv: plain(ev.kv) };
+}
+
 export function collect(
   store: Store,
   prefix: string,
@@ -22,7 +29,7 @@ export function collect(
     };
   });
   const w = store.watch(prefix, { afterRevision }, (ev) => {
-    events.push(ev);
+    events.push(received(ev));
     if (ev.kv.modRevision >= untilRevision) finish();
   });
   if (untilRevision <= afterRevision) finish();

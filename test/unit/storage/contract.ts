@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KeyValue, Store, WatchEvent } from '../../../src/storage/types.js';
-import { collect, mustOk, rejectsWith } from './contract-helpers.js';
+import { collect, mustOk, received, rejectsWith } from './contract-helpers.js';
 
 export interface StoreContractOptions {
   /** reopens a closed store on the same data, for the restart tests (the restart test runs only with it) */
@@ -296,7 +296,7 @@ export function runStoreContract(
         const expectedEvents: WatchEvent[] = [];
         const events: WatchEvent[] = [];
         const base = s.currentRevision();
-        const w = s.watch('/m/', { afterRevision: base }, (e) => events.push(e));
+        const w = s.watch('/m/', { afterRevision: base }, (e) => events.push(received(e)));
         for (let i = 0; i < 300; i++) {
           const key = keys[rand(keys.length)]!;
           const cur = model.get(key);

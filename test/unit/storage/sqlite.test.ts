@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { SqliteStore, type CommitInfo } from '../../../src/storage/sqlite.js';
 import { writerURL, type Reply, type Request } from '../../../src/storage/sqlite-worker.js';
-import type { Store } from '../../../src/storage/types.js';
+import type { Store, WatchEvent } from '../../../src/storage/types.js';
 import { mustOk } from './contract-helpers.js';
 import { runStoreContract } from './contract.js';
 
@@ -89,6 +89,25 @@ for (const writer of ['inline', 'thread'] as const) describe(`SqliteStore (${wri
     await s.close();
   });
 
+
+  it("an update's event reads the previous value when the watcher asks for it: '' once compacted away", async () => {
+    const s = SqliteStore.open({ path: dbPath(), writer });
+    const events: WatchEvent[] = [];
+    const w = s.watch('/p/', { afterRevision: s.currentRevision() }, (e) => events.push(e));
+    const a = mustOk(await s.create('/p/a', 'a1'));
+    const a2 = mustOk(await s.update('/p/a', 'a2', a.modRevision));
+    const a3 = mustOk(await s.update('/p/a', 'a3', a2.modRevision));
+    while (events.length < 3) await new Promise((r) => setTimeout(r, 5));
+    w.stop();
+    const [, first, second] = events;
+    assert.deepEqual([first!.prev?.key, first!.prev?.modRevision, first!.prev?.createRevision], ['/p/a', a.modRevision, a.modRevision]);
+    assert.equal(first!.prev?.value, 'a1', 'read now, while the revision is there');
+    await s.compact(a3.modRevision);
+    assert.equal(first!.prev?.value, 'a1', 'read once');
+    assert.equal(second!.prev?.modRevision, a2.modRevision);
+    assert.equal(second!.prev?.value, '', 'a2 is compacted away: nothing to decode');
+    await s.close();
+  });
   it('splits a large backlog into batches of maxBatch', async () => {
     const commits: CommitInfo[] = [];
     const s = SqliteStore.open({ path: dbPath(), writer, maxBatch: 100, onCommit: (c) => commits.push(c) });
