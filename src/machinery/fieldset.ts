@@ -423,11 +423,15 @@ function emit(s: FieldSet, includeSelf: boolean): Record<string, unknown> {
   return out;
 }
 
+/** A member's (and ".") value: one frozen object for all, as encoded sets are read-only (a pod's status entry has
+ * dozens; each its own {} was most of the entry's memory). */
+const LEAF: Record<string, unknown> = Object.freeze({});
+
 function emitNew(s: FieldSet, includeSelf: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const members = s.members();
   const children = s.children();
-  if (includeSelf && (members.length > 0 || children.length > 0)) out['.'] = {};
+  if (includeSelf && (members.length > 0 || children.length > 0)) out['.'] = LEAF;
   // Merge the two sorted sequences; an element that is both a member and a child is written once, with ".".
   let mi = 0;
   let ci = 0;
@@ -435,7 +439,7 @@ function emitNew(s: FieldSet, includeSelf: boolean): Record<string, unknown> {
     const c =
       mi >= members.length ? 1 : ci >= children.length ? -1 : comparePathElements(members[mi], children[ci].pe);
     if (c < 0) {
-      out[serializePathElement(members[mi++])] = {};
+      out[serializePathElement(members[mi++])] = LEAF;
     } else if (c > 0) {
       const child = children[ci++];
       out[serializePathElement(child.pe)] = emit(child.set, false);

@@ -85,6 +85,14 @@ describe('fieldsV1', () => {
     assert.equal(JSON.stringify(spec.toFieldsV1()), '{"f:containers":{"k:{\\"name\\":\\"c\\"}":{".":{},"f:image":{},"f:name":{}}}}');
   });
 
+  it('encodes every member as one shared frozen {} (encodings are read-only: stored objects carry them)', () => {
+    const out = FieldSet.fromFieldsV1({ 'f:a': {}, 'f:b': { '.': {}, 'f:c': {} } }).toFieldsV1() as Record<string, Record<string, unknown>>;
+    assert.equal(JSON.stringify(out), '{"f:a":{},"f:b":{".":{},"f:c":{}}}');
+    assert.ok(Object.isFrozen(out['f:a']));
+    assert.equal(out['f:a'], out['f:b']!['.']);
+    assert.equal(out['f:a'], out['f:b']!['f:c']);
+  });
+
   it('drops unknown element types and treats {} as a member', () => {
     const fs = FieldSet.fromFieldsV1({ 'f:a': { 'x:weird': {} }, 'f:b': {} });
     assert.equal(json(fs), '{"f:a":{},"f:b":{}}');
