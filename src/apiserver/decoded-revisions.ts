@@ -95,6 +95,11 @@ export class DecodedRevisions {
   private keep(key: string, e: Entry): void {
     if (!this.opts.enabled) return;
     const before = this.latest.get(key);
+    if (before?.rev !== undefined && e.rev !== undefined && e.rev < before.rev) {
+      // an older revision decoded late (a watch event's previous object): it does not displace the newer one
+      if (before.prev === undefined || before.prev.rev < e.rev) before.prev = { rev: e.rev, obj: e.obj };
+      return;
+    }
     if (before !== undefined) {
       // a write of ours replaces the revision it read: keep that as the previous one (a pending write that never
       // committed passes on its own previous)

@@ -40,6 +40,20 @@ describe('DecodedRevisions', () => {
     assert.equal(r.peek('zzz', 1), undefined);
   });
 
+  it('an older revision decoded after a newer one is kept as its previous, not in its place', () => {
+    const r = new DecodedRevisions({ enabled: true, freeze: false, size: 4 });
+    const a1 = obj('a');
+    const a3 = obj('a');
+    r.remember('a', 3, a3);
+    r.remember('a', 1, a1); // a watch event's previous object, decoded from the store late
+    assert.equal(r.get(kv('a', 3)), a3);
+    assert.equal(r.get(kv('a', 1)), a1);
+    r.remember('a', 2, obj('a')); // newer than that previous one: it takes its place
+    assert.equal(r.get(kv('a', 3)), a3);
+    assert.equal(r.get(kv('a', 1)), undefined);
+    assert.notEqual(r.get(kv('a', 2)), undefined);
+  });
+
   it('a newer revision of a dropped key replaces it', () => {
     const r = new DecodedRevisions({ enabled: true, freeze: false, size: 1 });
     const a = obj('a');
