@@ -35,7 +35,9 @@ export class LocalClient implements Client {
     const path = (ns: string, name = '', sub = '') =>
       `${base}${ns ? `/namespaces/${encodeURIComponent(ns)}` : ''}/${plural}${name ? `/${encodeURIComponent(name)}` : ''}${sub ? `/${sub}` : ''}`;
     type Target = { ns: string; name?: string; sub?: string };
-    const call = async (method: string, t: Target, query: Record<string, string | undefined>, body?: string, contentType?: string, value?: unknown, o?: WriteOptions) => {
+    /** `body` text, or `value` (an object the server decodes as a copy); `o` of a write */
+    type Payload = { body?: string; contentType?: string; value?: unknown; o?: WriteOptions };
+    const call = async (method: string, t: Target, query: Record<string, string | undefined>, { body, contentType, value, o }: Payload = {}) => {
       const q = new URLSearchParams();
       for (const [k, v] of Object.entries(query)) if (v !== undefined) q.set(k, v);
       const req: ApiRequest = {
@@ -72,25 +74,22 @@ export class LocalClient implements Client {
       // with a subresource, `obj` is the body posted to <name>/<subresource> (pods/binding, pods/eviction)
       // the object itself, not its JSON (as update): the server decodes it as a copy with JSON's semantics
       create: async (ns, obj, o) =>
-        (await call('POST', o?.subresource ? { ns, name: obj.metadata.name, sub: o.subresource } : { ns }, writeQuery(o), undefined, undefined, obj, o)) as KObject,
+        (await call('POST', o?.subresource ? { ns, name: obj.metadata.name, sub: o.subresource } : { ns }, writeQuery(o), { value: obj, o })) as KObject,
       // the object itself, not its JSON: the server decodes it as a copy (a kubelet's status update is a whole pod)
-      update: async (ns, obj, o) => (await call('PUT', { ns, name: obj.metadata.name, sub: o?.subresource }, writeQuery(o), undefined, undefined, obj, o)) as KObject,
+      update: async (ns, obj, o) => (await call('PUT', { ns, name: obj.metadata.name, sub: o?.subresource }, writeQuery(o), { value: obj, o })) as KObject,
       patch: async (ns, name, type, patch, o) =>
         (await call(
           'PATCH',
           { ns, name, sub: o?.subresource },
           { ...writeQuery(o), fieldManager: o?.fieldManager ?? (type === 'apply' ? this.userAgent : undefined) },
-          type === 'apply' ? YAML.stringify(patch) : JSON.stringify(patch),
-          patchTypes[type],
-          undefined,
-          o,
+          { body: type === 'apply' ? YAML.stringify(patch) : JSON.stringify(patch), contentType: patchTypes[type], o },
         )) as KObject,
       delete: async (ns, name, opts?: DeleteOptions) => {
-        const res = (await call('DELETE', { ns, name }, {}, JSON.stringify(opts ?? {}))) as KObject;
+        const res = (await call('DELETE', { ns, name }, {}, { body: JSON.stringify(opts ?? {}) })) as KObject;
         return res.kind === 'Status' ? undefined : res.metadata?.deletionTimestamp ? res : undefined;
       },
       deleteCollection: async (ns, params, opts) => {
-        await call('DELETE', { ns }, listQuery(params), JSON.stringify(opts ?? {}));
+        await call('DELETE', { ns }, listQuery(params), { body: JSON.stringify(opts ?? {}) });
       },
       watch: async (ns, params: WatchParams, onEvent: (ev: ClientWatchEvent) => void) => {
         const info = parseRequestInfo('GET', path(ns), new URLSearchParams({ watch: 'true' }));

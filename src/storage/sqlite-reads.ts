@@ -3,7 +3,7 @@
 // (and is not a tombstone). Within a key, the (key, prev_rev) index is in revision order.
 import type Database from 'better-sqlite3';
 import { keyRange, type KeyRange } from './key-range.js';
-import type { KeyValue, WatchEvent } from './types.js';
+import type { KeyValue, Revision, WatchEvent } from './types.js';
 
 interface ValueRow {
   key: string;
@@ -21,11 +21,6 @@ interface ReplayRow extends LogRow {
   p_create_rev: number | null;
   p_deleted: number | null;
   p_value: string | null;
-}
-
-export interface Revision {
-  modRevision: number;
-  createRevision: number;
 }
 
 export interface Page {

@@ -5,7 +5,7 @@
 // that, so reads make sure they see exactly the reported state. One process per database file (a lock file).
 import type Database from 'better-sqlite3';
 import { lockDatabase } from './sqlite-lock.js';
-import { SqliteReads, type Revision } from './sqlite-reads.js';
+import { SqliteReads } from './sqlite-reads.js';
 import { openDatabase, readCurrentRevision, readMeta, type Durability } from './sqlite-schema.js';
 import { ThreadWriter } from './sqlite-thread.js';
 import { InlineWriter, type Committed, type StoreWriter } from './sqlite-writer.js';
@@ -16,6 +16,7 @@ import {
   type KeyValue,
   type ListOptions,
   type ListResult,
+  type Revision,
   type Store,
   type Watch,
   type WatchEvent,

@@ -12,6 +12,9 @@ export interface KeyValue {
   createRevision: number;
 }
 
+/** A key's revision without its value. */
+export type Revision = Pick<KeyValue, 'modRevision' | 'createRevision'>;
+
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
 export interface WatchEvent {
@@ -89,7 +92,7 @@ export interface Store {
    * The latest revision of a key without its value (optional): for writers that keep decoded objects by revision
    * and need the stored text only when they have none.
    */
-  revision?(key: string): Promise<{ modRevision: number; createRevision: number } | undefined>;
+  revision?(key: string): Promise<Revision | undefined>;
   /** Compare-and-swap: succeeds only when the key's modRevision equals expectedRevision. */
   update(key: string, value: string, expectedRevision: number): Promise<WriteResult>;
   /** Deletes the key; with expectedRevision, only if it matches. The result's kv carries the tombstone revision. */

@@ -89,15 +89,15 @@ type TriggerIndex = Map<ValueOf, Map<string, Set<Subscription>>>;
 
 export class WatchHub {
   private readonly subs = new Set<Subscription>();
-  /** the watchers without a trigger, offered every event under their prefix */
-  private readonly untriggered = new Set<Subscription>();
-  /** the same by prefix, for prefixes that are directories (end in '/') */
-  private readonly untriggeredByPrefix = new Map<string, Set<Subscription>>();
-  /** untriggered watchers whose prefix is no directory: publish then tests every prefix */
+  /** the watchers without a trigger by prefix, offered every event under it */
+  private readonly untriggered = new Map<string, Set<Subscription>>();
+  /** how many of those prefixes are no directory (end in no '/'): publish then tests every prefix */
   private partialUntriggered = 0;
   private readonly triggered = new Map<string, TriggerIndex>();
   /** how many watchers each prefix has (far fewer prefixes than watchers: one per resource or namespace) */
   private readonly prefixes = new Map<string, number>();
+  /** how many prefixes do not end in '/' (a watch of one key or a name prefix): they need a startsWith each */
+  private partialPrefixes = 0;
   private readonly onError: (err: unknown) => void;
 
   constructor(opts: WatchHubOptions = {}) {
@@ -121,18 +121,16 @@ export class WatchHub {
       if (!set) byValue.set(value, (set = new Set()));
       set.add(sub);
     } else {
-      this.untriggered.add(sub);
-      let set = this.untriggeredByPrefix.get(prefix);
-      if (!set) this.untriggeredByPrefix.set(prefix, (set = new Set()));
+      let set = this.untriggered.get(prefix);
+      if (!set) {
+        this.untriggered.set(prefix, (set = new Set()));
+        if (!prefix.endsWith('/')) this.partialUntriggered++;
+      }
       set.add(sub);
-      if (!prefix.endsWith('/')) this.partialUntriggered++;
     }
     this.prefixAdded(prefix);
     return sub;
   }
-
-  /** how many prefixes do not end in '/' (a watch of one key or a name prefix): they need a startsWith each */
-  private partialPrefixes = 0;
 
   /** Whether a change of `key` would reach any watcher. */
   watched(key: string): boolean {
@@ -162,14 +160,14 @@ export class WatchHub {
     if (!this.subs.size || !events.length) return;
     if (this.untriggered.size) {
       if (this.partialUntriggered) {
-        for (const sub of this.untriggered) {
-          for (const ev of events) if (ev.kv.key.startsWith(sub.prefix)) sub.push(ev);
+        for (const [prefix, set] of this.untriggered) {
+          for (const ev of events) if (ev.kv.key.startsWith(prefix)) set.forEach((sub) => sub.push(ev));
         }
       } else {
         // every untriggered prefix is a directory: an event reaches those of the directories along its key
         for (const ev of events) {
           someDirectory(ev.kv.key, (dir) => {
-            this.untriggeredByPrefix.get(dir)?.forEach((sub) => sub.push(ev));
+            this.untriggered.get(dir)?.forEach((sub) => sub.push(ev));
             return false;
           });
         }
@@ -214,11 +212,12 @@ export class WatchHub {
       if (byValue && !byValue.size) byFn!.delete(sub.trigger.valueOf);
       if (byFn && !byFn.size) this.triggered.delete(sub.prefix);
     } else {
-      this.untriggered.delete(sub);
-      const set = this.untriggeredByPrefix.get(sub.prefix);
+      const set = this.untriggered.get(sub.prefix);
       set?.delete(sub);
-      if (set && !set.size) this.untriggeredByPrefix.delete(sub.prefix);
-      if (!sub.prefix.endsWith('/')) this.partialUntriggered--;
+      if (set && !set.size) {
+        this.untriggered.delete(sub.prefix);
+        if (!sub.prefix.endsWith('/')) this.partialUntriggered--;
+      }
     }
     this.prefixRemoved(sub.prefix);
   }
