@@ -48,6 +48,11 @@ export interface OpenOptions {
    * 'normal': a reader and a writer connection share the file (the threaded writer).
    */
   locking?: 'exclusive' | 'normal';
+  /**
+   * WAL frames after which a commit of this connection checkpoints (SQLite's default 1000). A store whose
+   * checkpoints run on a thread of their own sets it higher: its own then only catch up when that thread falls behind.
+   */
+  autocheckpoint?: number;
 }
 
 export function openDatabase(path: string, opts: OpenOptions): Database.Database {
@@ -66,6 +71,7 @@ export function openDatabase(path: string, opts: OpenOptions): Database.Database
     db.pragma('temp_store = MEMORY');
     // Trim the WAL back after a checkpoint that followed a burst of writes.
     db.pragma('journal_size_limit = 16777216');
+    if (opts.autocheckpoint !== undefined) db.pragma(`wal_autocheckpoint = ${opts.autocheckpoint}`);
     // Take the write lock now rather than at the first write (with exclusive locking, it is kept).
     db.exec('BEGIN IMMEDIATE');
     db.exec(SCHEMA);
@@ -80,6 +86,21 @@ export function openDatabase(path: string, opts: OpenOptions): Database.Database
     if (e instanceof Error && /database is locked/.test(e.message)) {
       throw new Error(`${path}: database is in use by another process`, { cause: e });
     }
+    throw e;
+  }
+}
+
+/**
+ * A second connection to a database openDatabase has set up, for checkpoints only: checkpoints sync the WAL and the
+ * database file as `durability` says (both levels sync them).
+ */
+export function openCheckpointConnection(path: string, opts: { durability: Durability; lockTimeoutMs?: number }): Database.Database {
+  const db = new BetterSqlite3(path, { timeout: opts.lockTimeoutMs ?? 5000, fileMustExist: true });
+  try {
+    db.pragma(`synchronous = ${opts.durability === 'normal' ? 'NORMAL' : 'FULL'}`);
+    return db;
+  } catch (e) {
+    db.close();
     throw e;
   }
 }

@@ -1,6 +1,7 @@
 // The writer thread of the threaded SQLite store. It owns the write connection, so the fsync of each commit blocks
 // this thread, not the main thread's event loop. Requests are answered in the order they came; write batches that
 // queued up while a commit was syncing are merged into one transaction, so group commit works across messages.
+// The same script runs the inline store's checkpointer thread (sqlite-checkpoint-thread.ts).
 import {
   isMainThread,
   MessageChannel,
@@ -10,6 +11,7 @@ import {
   type MessagePort,
 } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
+import { runCheckpointer, type CheckpointerConfig, type CheckpointerData } from './sqlite-checkpoint-thread.js';
 import { SqliteCompaction } from './sqlite-compaction.js';
 import { openDatabase, readCurrentRevision, type Durability } from './sqlite-schema.js';
 import { SqliteWrites, type Applied, type WriteOp, type WrittenEvent, batchTransaction, type BatchTransaction } from './sqlite-writes.js';
@@ -45,6 +47,14 @@ interface WriterData extends WriterConfig {
 export function spawnWriter(config: WriterConfig): { worker: Worker; port: MessagePort } {
   const { port1, port2 } = new MessageChannel();
   const data: WriterData = { ...config, k1sSqliteWriter: true, port: port2 };
+  const worker = new Worker(writerURL(), { workerData: data, transferList: [port2] });
+  return { worker, port: port1 };
+}
+
+/** Starts a checkpointer thread; requests and replies travel over the returned port. */
+export function spawnCheckpointer(config: CheckpointerConfig): { worker: Worker; port: MessagePort } {
+  const { port1, port2 } = new MessageChannel();
+  const data: CheckpointerData = { ...config, k1sSqliteCheckpointer: true, port: port2 };
   const worker = new Worker(writerURL(), { workerData: data, transferList: [port2] });
   return { worker, port: port1 };
 }
@@ -176,4 +186,6 @@ function runWriter(data: WriterData): void {
 
 if (!isMainThread && (workerData as Partial<WriterData> | null)?.k1sSqliteWriter === true) {
   runWriter(workerData as WriterData);
+} else if (!isMainThread && (workerData as Partial<CheckpointerData> | null)?.k1sSqliteCheckpointer === true) {
+  runCheckpointer(workerData as CheckpointerData);
 }

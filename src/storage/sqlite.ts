@@ -4,6 +4,7 @@
 // (and the watchers) advance when a commit is reported; with the writer thread the file can be a commit ahead of
 // that, so reads make sure they see exactly the reported state. One process per database file (a lock file).
 import type Database from 'better-sqlite3';
+import { Checkpointer } from './sqlite-checkpointer.js';
 import { lockDatabase } from './sqlite-lock.js';
 import { SqliteReads } from './sqlite-reads.js';
 import { openDatabase, readCurrentRevision, readMeta, type Durability } from './sqlite-schema.js';
@@ -34,6 +35,8 @@ export interface SqliteStoreOptions {
   trace?: boolean;
   /** called after each committed batch (metrics, tests) */
   onCommit?: (info: CommitInfo) => void;
+  /** called after each checkpoint of the checkpointer thread (tests, traces) */
+  onCheckpoint?: (info: CheckpointInfo) => void;
   /** how long open waits for another process to release the database (default 5000 ms) */
   lockTimeoutMs?: number;
   /** most writes per transaction (default 2000) */
@@ -46,7 +49,19 @@ export interface SqliteStoreOptions {
    * (the API-level benchmark did not show the thread clearly faster yet), or K1S_SQLITE_WRITER.
    */
   writer?: 'thread' | 'inline';
+  /**
+   * Where an inline file store checkpoints its WAL: 'thread' (default, or K1S_SQLITE_CHECKPOINTER): a thread of its
+   * own, so the syncs of a checkpoint do not stall the event loop; 'inline': in the commit that fills the WAL past
+   * 1000 pages, as SQLite does by default.
+   */
+  checkpointer?: 'thread' | 'inline';
 }
+
+/**
+ * With the checkpointer thread, the store's own connection checkpoints only once the WAL holds this many pages (64 MiB
+ * of 4 KiB pages): the thread has then fallen behind, or cannot finish because commits keep coming.
+ */
+const FALLBACK_AUTOCHECKPOINT = 16384;
 
 export interface CommitInfo {
   /** writes in the batch */
@@ -59,11 +74,20 @@ export interface CommitInfo {
   ms: number;
 }
 
+export interface CheckpointInfo {
+  /** frames in the WAL when the checkpoint ran (-1: another checkpoint was running) */
+  frames: number;
+  /** of those, the frames now in the database file: all of them lets the next commit start the WAL over */
+  copied: number;
+  ms: number;
+}
+
 export class SqliteStore implements Store {
   readonly path: string;
   readonly writerKind: 'thread' | 'inline';
   private readonly reads: SqliteReads;
   private readonly writer: StoreWriter;
+  private readonly checkpointer: Checkpointer | undefined;
   private readonly hub = new WatchHub();
   private readonly maxLogRev: Database.Statement;
   private readonly trace: boolean;
@@ -78,7 +102,7 @@ export class SqliteStore implements Store {
   private constructor(
     private readonly db: Database.Database,
     private readonly unlock: () => void,
-    opts: SqliteStoreOptions & { writer: 'thread' | 'inline' },
+    opts: SqliteStoreOptions & { writer: 'thread' | 'inline'; checkpointer: 'thread' | 'inline' },
   ) {
     this.path = opts.path;
     this.writerKind = opts.writer;
@@ -97,20 +121,40 @@ export class SqliteStore implements Store {
             { onCommitted },
           )
         : new InlineWriter(db, { maxBatch: opts.maxBatch, onCommitted, nextRevision: () => this.rev + 1 });
+    if (opts.checkpointer === 'thread') {
+      this.checkpointer = new Checkpointer(
+        { path: opts.path, durability: opts.durability ?? 'full', lockTimeoutMs: opts.lockTimeoutMs },
+        {
+          onFailure: (e) => {
+            if (this.closed) return;
+            process.stderr.write(`k1s store: the checkpointer thread failed (${e.message}); checkpointing in commits again\n`);
+            this.db.pragma('wal_autocheckpoint = 1000');
+          },
+          onCheckpoint: (c) => {
+            if (this.trace) process.stderr.write(`k1s store: checkpoint frames=${c.frames} copied=${c.copied} ms=${c.ms.toFixed(2)}\n`);
+            opts.onCheckpoint?.(c);
+          },
+        },
+      );
+    }
   }
 
   static open(opts: SqliteStoreOptions): SqliteStore {
     const memory = opts.path === ':memory:' || opts.path === '';
     const writer = memory ? 'inline' : (opts.writer ?? defaultWriter());
+    // the writer thread's commits are off the event loop already, checkpoints included
+    const checkpointer = memory || writer === 'thread' ? 'inline' : (opts.checkpointer ?? defaultCheckpointer());
     const lockTimeoutMs = opts.lockTimeoutMs ?? 5000;
     const unlock = lockDatabase(opts.path, lockTimeoutMs);
     try {
       const db = openDatabase(opts.path, {
         durability: opts.durability ?? 'full',
         lockTimeoutMs,
-        locking: writer === 'thread' ? 'normal' : 'exclusive',
+        // another connection in this process: exclusive locking would shut it out
+        locking: writer === 'thread' || checkpointer === 'thread' ? 'normal' : 'exclusive',
+        autocheckpoint: checkpointer === 'thread' ? FALLBACK_AUTOCHECKPOINT : undefined,
       });
-      return new SqliteStore(db, unlock, { ...opts, writer });
+      return new SqliteStore(db, unlock, { ...opts, writer, checkpointer });
     } catch (e) {
       unlock();
       throw e;
@@ -222,6 +266,7 @@ export class SqliteStore implements Store {
     try {
       this.writer.flush();
       await this.compacting.catch(() => {});
+      await this.checkpointer?.close();
       await this.writer.close();
     } finally {
       // Events of the final commits have been delivered by now (their microtasks ran before this continuation).
@@ -239,7 +284,10 @@ export class SqliteStore implements Store {
   /** A batch committed: advance the revision and tell the watchers. */
   private committed(c: Committed): void {
     const events = c.events.map((e) => this.watchEvent(e));
-    if (events.length) this.rev = events[events.length - 1]!.kv.modRevision;
+    if (events.length) {
+      this.rev = events[events.length - 1]!.kv.modRevision;
+      this.checkpointer?.kick();
+    }
     this.hub.publish(events);
     if (this.trace || this.onCommit) {
       const info: CommitInfo = { ops: c.ops, changed: events.length, revision: this.rev, ms: c.ms };
@@ -293,6 +341,7 @@ export class SqliteStore implements Store {
       // Before the chunk starts: a writer thread compacts while reads go on here, and none may go below hi.
       this.compacted = hi;
       removed += await this.writer.compactRange(lo, hi);
+      this.checkpointer?.kick();
       if (this.compacted < revision) {
         // Let writes and reads run between chunks.
         await new Promise((resolve) => setImmediate(resolve));
@@ -334,6 +383,11 @@ function closedError(): StoreError {
 function defaultWriter(): 'thread' | 'inline' {
   const env = process.env.K1S_SQLITE_WRITER;
   return env === 'thread' || env === 'inline' ? env : 'inline';
+}
+
+/** K1S_SQLITE_CHECKPOINTER=thread|inline overrides the default. */
+function defaultCheckpointer(): 'thread' | 'inline' {
+  return process.env.K1S_SQLITE_CHECKPOINTER === 'inline' ? 'inline' : 'thread';
 }
 
 function traceEnabled(): boolean {

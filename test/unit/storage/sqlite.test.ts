@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, Worker } from 'node:worker_threads';
-import { SqliteStore, type CommitInfo } from '../../../src/storage/sqlite.js';
+import { SqliteStore, type CheckpointInfo, type CommitInfo } from '../../../src/storage/sqlite.js';
 import { writerURL, type Reply, type Request } from '../../../src/storage/sqlite-worker.js';
 import type { Store, WatchEvent } from '../../../src/storage/types.js';
 import { mustOk } from './contract-helpers.js';
@@ -245,6 +245,54 @@ for (const writer of ['inline', 'thread'] as const) describe(`SqliteStore (${wri
     const s2 = SqliteStore.open({ path: p, writer });
     assert.equal((await s2.get('/n'))?.value, '1');
     await s2.close();
+  });
+});
+
+describe('the checkpointer thread', () => {
+  const until = async (what: string, done: () => boolean) => {
+    for (let i = 0; i < 500 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+    assert.ok(done(), what);
+  };
+
+  it('copies commits into the database file off the event loop, and the WAL starts over', async () => {
+    const p = tempPath();
+    const seen: CheckpointInfo[] = [];
+    const s = SqliteStore.open({ path: p, writer: 'inline', checkpointer: 'thread', onCheckpoint: (c) => seen.push(c) });
+    const big = 'x'.repeat(4000);
+    // 3,000 pages of values: past SQLite's own 1,000-page checkpoint, well below the store's fallback
+    for (let i = 0; i < 30; i++) await Promise.all(Array.from({ length: 100 }, (_, j) => s.create(`/c/${i}/${j}`, big)));
+    const caughtUp = () => seen.length > 0 && seen.at(-1)!.frames === seen.at(-1)!.copied;
+    // caught up, and no checkpoint asked for by a later commit is running
+    let last = -1;
+    await until('the thread copied every frame', () => {
+      const quiet = seen.length === last;
+      last = seen.length;
+      return quiet && caughtUp();
+    });
+    // (the WAL may have started over in between already, when a checkpoint ended before the next commit)
+    assert.ok(fileSize(p) > 12_000_000, `the values are in the database file (${fileSize(p)} bytes)`);
+    // the next commit starts the WAL over: the checkpoint after it finds only that commit's pages
+    const n = seen.length;
+    await s.create('/c/last', big);
+    await until('a checkpoint after the last commit', () => seen.length > n && caughtUp());
+    assert.ok(seen.at(-1)!.frames < 50, `the WAL started over (${seen.at(-1)!.frames} frames)`);
+    assert.equal(await s.count('/c/'), 3001);
+    await s.close();
+    assert.equal(fileSize(`${p}-wal`), 0, 'closed: the WAL is gone');
+    const again = SqliteStore.open({ path: p, writer: 'inline' });
+    assert.equal((await again.get('/c/29/99'))?.value, big);
+    await again.close();
+  });
+
+  it('inline: checkpoints stay in the commits (the database file grows only past 1,000 pages)', async () => {
+    const p = tempPath();
+    const seen: CheckpointInfo[] = [];
+    const s = SqliteStore.open({ path: p, writer: 'inline', checkpointer: 'inline', onCheckpoint: (c) => seen.push(c) });
+    await Promise.all(Array.from({ length: 100 }, (_, j) => s.create(`/c/${j}`, 'x'.repeat(4000))));
+    await new Promise((r) => setTimeout(r, 200));
+    assert.ok(fileSize(p) < 100_000, `no checkpoint yet (${fileSize(p)} bytes)`);
+    assert.equal(seen.length, 0);
+    await s.close();
   });
 });
 
