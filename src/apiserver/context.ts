@@ -19,6 +19,8 @@ export interface RequestContext {
   warnings: string[];
   /** set by server-side apply, which records field ownership itself */
   managedFieldsDone?: boolean;
+  /** the response is JSON text made by jsonOf (the HTTPS front), which can reuse a written object's stored text */
+  respondsWithJson?: boolean;
 }
 
 export function newContext(user: UserInfo, opts: Partial<Omit<RequestContext, 'user'>> = {}): RequestContext {

@@ -78,8 +78,13 @@ function cannotHandle(rs: ResourceStore, why: string): StatusError {
  * Type errors are always fatal; unknown/duplicate fields follow fieldValidation.
  * `raw` is the JSON text when duplicates can be detected.
  */
-export function schemaCheck(rs: ResourceStore, ctx: RequestContext, obj: unknown, opts: { raw?: string; patch?: boolean }): void {
-  const problems = checkAgainstSchema(obj, rs.schema, rs.deps.schemas);
+export function schemaCheck(
+  rs: ResourceStore,
+  ctx: RequestContext,
+  obj: unknown,
+  opts: { raw?: string; patch?: boolean; checked?: ReadonlyMap<object, string> },
+): void {
+  const problems = checkAgainstSchema(obj, rs.schema, rs.deps.schemas, opts.checked);
   if (problems.typeErrors.length) {
     const msg = problems.typeErrors[0];
     throw opts.patch ? errors.badRequest(msg) : cannotHandle(rs, msg);

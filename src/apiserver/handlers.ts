@@ -35,6 +35,8 @@ export interface ApiRequest {
    * the store may share the objects it returns
    */
   serializesResponse?: boolean;
+  /** the response body is written as JSON text (jsonOf): only then is a written object's stored text kept for it */
+  respondsWithJson?: boolean;
 }
 
 export interface ApiResponse {
@@ -109,6 +111,7 @@ export function contextFor(req: ApiRequest): RequestContext {
     fieldManager,
     fieldValidation: fv as FieldValidation,
     warnings: [],
+    respondsWithJson: req.respondsWithJson,
   };
 }
 

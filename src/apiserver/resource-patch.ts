@@ -74,7 +74,8 @@ export async function patchObject(
       if (obj.kind !== undefined && obj.kind !== rs.def.kind) {
         throw errors.badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${rs.def.kind})`);
       }
-      schemaCheck(rs, ctx, obj, { patch: true });
+      // what the result shares with the stored object (all the patch left alone) was checked when it was written
+      schemaCheck(rs, ctx, obj, { patch: true, checked: storedValues(current) });
       // a patch that names a resourceVersion pins it (optimistic concurrency); otherwise it retries on conflict
       obj.metadata ??= {};
       if (!patchPinsResourceVersion(req.type, patch)) delete obj.metadata.resourceVersion;
@@ -83,6 +84,20 @@ export async function patchObject(
     // the patch functions copy what they patch (the result is new), so they are given the stored object itself
     { subresource: req.subresource, currentReadOnly: true, freshDesired: true, readOnlyResult: req.readOnlyResult },
   );
+}
+
+/** The objects among a stored object's top-level and metadata values, by path (schemaCheck's `checked`). */
+function storedValues(current: KObject): Map<object, string> {
+  const out = new Map<object, string>();
+  const add = (o: object, prefix: string) => {
+    for (const k in o) {
+      const v = (o as Record<string, unknown>)[k];
+      if (typeof v === 'object' && v !== null && Object.prototype.hasOwnProperty.call(o, k)) out.set(v, prefix + k);
+    }
+  };
+  add(current, '');
+  if (typeof current.metadata === 'object' && current.metadata !== null) add(current.metadata, 'metadata.');
+  return out;
 }
 
 function statusPatchBase(current: KObject, patch: Record<string, unknown>): KObject {

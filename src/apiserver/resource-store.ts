@@ -92,9 +92,10 @@ export class ResourceStore {
    * `shared`: nobody changes `obj` after the write (it is only serialised), so it is kept itself, not a copy.
    * `current`: the revision an update replaces; the values `obj` took from it as they are stay shared in the copy.
    */
-  private encodeWrite(key: string, obj: KObject, opts: { shared?: boolean; current?: KObject } = {}): string {
-    // a shared result is only serialised afterwards: its response is then the stored text plus its revision
-    const value = opts.shared && !this.def.storedAs && obj.metadata.resourceVersion === undefined ? encodeRemembered(obj) : this.encode(obj);
+  private encodeWrite(key: string, obj: KObject, opts: { shared?: boolean; current?: KObject; remember?: boolean } = {}): string {
+    // a shared result is only serialised afterwards: a JSON response is then the stored text plus its revision (an
+    // in-process caller's is the object itself: a text kept for it would only outlive young collections)
+    const value = opts.shared && opts.remember && !this.def.storedAs && obj.metadata.resourceVersion === undefined ? encodeRemembered(obj) : this.encode(obj);
     // unwatched keys (most events): a copy nobody reads would only cost; the next update parses instead
     if (!this.def.storedAs && this.deps.store.watched?.(key) !== false) {
       if (opts.shared && obj.metadata.resourceVersion === undefined) {
@@ -215,7 +216,7 @@ export class ResourceStore {
     trackManagedFields(this, ctx, { live: undefined, updated: obj, subresource: '' });
     if (ctx.dryRun) return obj;
     const key = this.key(namespace, meta.name!);
-    const res = await this.deps.store.create(key, this.encodeWrite(key, obj, { shared: opts.readOnlyResult }));
+    const res = await this.deps.store.create(key, this.encodeWrite(key, obj, { shared: opts.readOnlyResult, remember: ctx.respondsWithJson }));
     if (!res.ok) throw errors.alreadyExists(this.gr, meta.name!);
     const rv = String(res.kv.modRevision);
     // a shared object may have been given its resourceVersion (and been frozen) by a watcher's decode already
@@ -287,7 +288,7 @@ export class ResourceStore {
         // resourceVersion until committed, as a create's
         const shared = opts.readOnlyResult && !this.def.storedAs;
         if (shared) delete obj.metadata.resourceVersion;
-        const res = await this.deps.store.update(kv!.key, this.encodeWrite(kv!.key, obj, { current, shared }), kv!.modRevision);
+        const res = await this.deps.store.update(kv!.key, this.encodeWrite(kv!.key, obj, { current, shared, remember: ctx.respondsWithJson }), kv!.modRevision);
         if (res.ok) {
           const rv = String(res.kv.modRevision);
           // a shared object may have been given its resourceVersion (and been frozen) by a watcher's decode already

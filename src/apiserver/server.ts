@@ -163,6 +163,7 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
       rawBody: Buffer.isBuffer(req.body) ? req.body : undefined,
       user: req.k1sUser!,
       serializesResponse: true,
+      respondsWithJson: true,
     };
     if (info.verb === 'watch') {
       reply.hijack();

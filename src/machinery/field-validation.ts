@@ -43,10 +43,14 @@ function goTypeOf(sc: Schema, name: string): string {
   }
 }
 
-/** Walks `obj` against `root`, collecting type errors and unknown fields. */
-export function checkAgainstSchema(obj: unknown, root: Schema, set: SchemaSet): DecodeProblems {
+/**
+ * Walks `obj` against `root`, collecting type errors and unknown fields. `checked`: values of a stored revision by
+ * their path ('spec', 'metadata.labels'); one found at that same path in `obj` is not walked (a patch result shares
+ * what the patch left alone, and it was checked when written). Elsewhere (a JSON patch's copy) it is.
+ */
+export function checkAgainstSchema(obj: unknown, root: Schema, set: SchemaSet, checked?: ReadonlyMap<object, string>): DecodeProblems {
   const out: DecodeProblems = { typeErrors: [], unknownFields: [] };
-  walk(obj, root, [], 'Object', set, out);
+  walk(obj, root, [], 'Object', set, out, checked);
   return out;
 }
 
@@ -67,8 +71,12 @@ function pathText(path: readonly (string | number)[]): string {
   return s;
 }
 
-function walk(v: unknown, sc0: Schema | undefined, path: Path, parent: string, set: SchemaSet, out: DecodeProblems): void {
+function walk(v: unknown, sc0: Schema | undefined, path: Path, parent: string, set: SchemaSet, out: DecodeProblems, checked?: ReadonlyMap<object, string>): void {
   if (!sc0 || v === null || v === undefined) return;
+  if (checked !== undefined && typeof v === 'object' && (path.length === 1 || path.length === 2)) {
+    const at = checked.get(v);
+    if (at !== undefined && at === (path.length === 1 ? path[0] : `${path[0]}.${path[1]}`)) return;
+  }
   const refName = sc0.ref;
   const sc = set.resolve(sc0);
   if (!sc || sc.preserveUnknownFields) return;
@@ -104,7 +112,7 @@ function walk(v: unknown, sc0: Schema | undefined, path: Path, parent: string, s
         const item = arr[i];
         if (item === null || item === undefined) continue;
         path.push(i);
-        walk(item, sc.items, path, parent, set, out);
+        walk(item, sc.items, path, parent, set, out, checked);
         path.pop();
       }
       return;
@@ -124,7 +132,7 @@ function walk(v: unknown, sc0: Schema | undefined, path: Path, parent: string, s
         if (csc && (child === null || child === undefined)) continue;
         path.push(k);
         if (!csc) out.unknownFields.push(pathText(path));
-        else walk(child, csc, path, here, set, out);
+        else walk(child, csc, path, here, set, out, checked);
         path.pop();
       }
     }

@@ -104,6 +104,24 @@ describe('field validation paths', () => {
     assert.equal(p.typeErrors.length, 1);
     assert.match(p.typeErrors[0]!, /spec\.containers\[1\]\.ports\[0\]\.containerPort of type/);
   });
+
+  it("skips a stored object's values found at their own path, and walks them anywhere else", () => {
+    // values as a stored revision has them; `bogus` makes walking the spec visible
+    const spec = { containers: [{ name: 'c', image: 'x', bogus: 1 }] };
+    const labels = { a: '1' };
+    const checked = new Map<object, string>([
+      [spec, 'spec'],
+      [labels, 'metadata.labels'],
+    ]);
+    const shared = checkAgainstSchema({ metadata: { labels }, spec, status: { phase: 'Running', extra: 1 } }, podSchema, set, checked);
+    assert.deepEqual(shared.unknownFields, ['status.extra'], 'the shared spec is not walked, the new status is');
+    assert.deepEqual(checkAgainstSchema({ spec }, podSchema, set).unknownFields, ['spec.containers[0].bogus'], 'without `checked` it is');
+    // a JSON patch's copy puts a stored value elsewhere: there it is checked against that place's schema
+    const moved = checkAgainstSchema({ metadata: { labels }, spec: { containers: labels, nodeSelector: labels } }, podSchema, set, checked);
+    assert.equal(moved.typeErrors.length, 1);
+    assert.match(moved.typeErrors[0]!, /spec\.containers of type/);
+    assert.deepEqual(checkAgainstSchema({ status: spec }, podSchema, set, checked).unknownFields, ['status.containers']);
+  });
 });
 
 describe('pod encoding normalisation', () => {
