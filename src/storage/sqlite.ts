@@ -35,6 +35,8 @@ export interface SqliteStoreOptions {
   trace?: boolean;
   /** called after each committed batch (metrics, tests) */
   onCommit?: (info: CommitInfo) => void;
+  /** how many keys' latest revisions revision() answers from the last commits: 65536 (default) to twice that */
+  recentRevisions?: number;
   /** called after each checkpoint of the checkpointer thread (tests, traces) */
   onCheckpoint?: (info: CheckpointInfo) => void;
   /** how long open waits for another process to release the database (default 5000 ms) */
@@ -88,6 +90,16 @@ export class SqliteStore implements Store {
   private readonly reads: SqliteReads;
   private readonly writer: StoreWriter;
   private readonly checkpointer: Checkpointer | undefined;
+  /**
+   * The latest revision of the keys committed last, in two generations: every commit passes through committed(),
+   * so an entry is always the key's latest (a deleted key has none in either). A writer reads the revision of a key
+   * it wrote or saw written moments ago (a pod bound, then its status written); this answers that without SQLite.
+   * When `recent` is full it becomes `older` and the previous `older` is dropped whole (a Map used as a queue,
+   * its first key deleted at every write, costs a scan over the deleted slots at every keys().next()).
+   */
+  private recent = new Map<string, Revision>();
+  private older = new Map<string, Revision>();
+  private readonly recentSize: number;
   private readonly hub = new WatchHub();
   private readonly maxLogRev: Database.Statement;
   private readonly trace: boolean;
@@ -109,6 +121,7 @@ export class SqliteStore implements Store {
     this.trace = opts.trace ?? traceEnabled();
     this.onCommit = opts.onCommit;
     this.compactionChunk = opts.compactionChunk ?? 10_000;
+    this.recentSize = opts.recentRevisions ?? 65_536;
     this.reads = new SqliteReads(db);
     this.maxLogRev = db.prepare('SELECT max(rev) FROM log').pluck();
     this.rev = readCurrentRevision(db);
@@ -176,6 +189,8 @@ export class SqliteStore implements Store {
   async revision(key: string): Promise<Revision | undefined> {
     this.checkOpen();
     this.writer.drain();
+    const known = this.recent.get(key) ?? this.older.get(key);
+    if (known) return { modRevision: known.modRevision, createRevision: known.createRevision };
     const rev = this.rev;
     return this.readLatest(
       () => this.reads.latestRevision(key),
@@ -287,6 +302,7 @@ export class SqliteStore implements Store {
     if (events.length) {
       this.rev = events[events.length - 1]!.kv.modRevision;
       this.checkpointer?.kick();
+      this.remember(events);
     }
     this.hub.publish(events);
     if (this.trace || this.onCommit) {
@@ -301,6 +317,22 @@ export class SqliteStore implements Store {
       } catch {
         // Committed is committed: a failing observer must not make the batch look failed (and be retried).
       }
+    }
+  }
+
+  private remember(events: WatchEvent[]): void {
+    for (const { type, kv } of events) {
+      if (type === 'DELETED') {
+        this.recent.delete(kv.key);
+        this.older.delete(kv.key);
+        continue;
+      }
+      // `recent` is looked at first: an older entry of the key is shadowed
+      if (this.recent.size >= this.recentSize) {
+        this.older = this.recent;
+        this.recent = new Map();
+      }
+      this.recent.set(kv.key, { modRevision: kv.modRevision, createRevision: kv.createRevision });
     }
   }
 

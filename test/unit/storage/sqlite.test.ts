@@ -89,6 +89,24 @@ for (const writer of ['inline', 'thread'] as const) describe(`SqliteStore (${wri
     await s.close();
   });
 
+  it('answers revision() from the keys committed last, and from the file for the keys past that bound', async () => {
+    const s = SqliteStore.open({ path: dbPath(), writer, recentRevisions: 3 });
+    for (let i = 0; i < 6; i++) await s.create(`/k/${i}`, 'a');
+    await s.update('/k/0', 'b', 1); // back among the recent ones
+    await s.delete('/k/5');
+    await s.create('/k/6', 'c');
+    for (let i = 0; i <= 6; i++) {
+      const kv = await s.get(`/k/${i}`);
+      const want = kv && { modRevision: kv.modRevision, createRevision: kv.createRevision };
+      assert.deepEqual(await s.revision(`/k/${i}`), want, `/k/${i}`);
+    }
+    // an answer is the caller's: changing it changes nothing
+    const r = (await s.revision('/k/6'))!;
+    r.modRevision = 0;
+    assert.equal((await s.revision('/k/6'))!.modRevision, s.currentRevision());
+    await s.close();
+  });
+
 
   it("an update's event reads the previous value when the watcher asks for it: '' once compacted away", async () => {
     const s = SqliteStore.open({ path: dbPath(), writer });
