@@ -1,8 +1,8 @@
 // `k1s snapshot save|restore`: a cluster's whole state in one tar file, taken consistently while it runs.
 //
 // The database is copied with SQLite's online backup API in a single step, i.e. inside one read transaction of
-// the WAL database: the copy is exactly one committed revision even while the server writes (`k1s start` runs the
-// store's writer thread, whose connections do not lock the file exclusively). Certificates and keys go along, so
+// the WAL database: the copy is exactly one committed revision even while the server writes (its connections do
+// not lock the file exclusively: they share it with the store's writer or checkpointer thread). Certificates and keys go along, so
 // ServiceAccount tokens and kubeconfigs of the snapshot stay valid.
 //
 // Restoring is a fork: the objects are those of the snapshot, but what belonged to the running processes of the
@@ -55,7 +55,7 @@ export function openStoreReadonly(dbPath: string): Database.Database {
     db.close();
     if (/locked|busy/i.test((e as Error).message)) {
       throw new Error(
-        `${dbPath} is locked by its server (started with "k1s server" rather than "k1s start"?): stop it, or run it with K1S_SQLITE_WRITER=thread`,
+        `${dbPath} is locked by its server (run with K1S_SQLITE_CHECKPOINTER=inline, which locks the file exclusively?): stop it, or run it without that setting`,
         { cause: e },
       );
     }

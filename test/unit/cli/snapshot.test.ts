@@ -87,10 +87,24 @@ test('snapshot save says what to do when the server holds the database exclusive
   const base = tempBase(t);
   const paths = clusterPaths('excl', base);
   mkdirSync(join(paths.dir, 'db'), { recursive: true });
+  // checkpoints in the commits: the store's one connection locks the file exclusively
+  const store = SqliteStore.open({ path: paths.db, writer: 'inline', checkpointer: 'inline' });
+  t.after(() => store.close());
+  await store.create('/registry/core/configmaps/default/a', '{}');
+  await assert.rejects(saveSnapshot(paths, join(base, 's.tar')), /K1S_SQLITE_CHECKPOINTER=inline.*stop it, or run it without that setting/);
+});
+
+test('snapshot save copies the database of a server committing on its main thread (k1s server)', async (t) => {
+  const base = tempBase(t);
+  const paths = clusterPaths('inline', base);
+  mkdirSync(join(paths.dir, 'db'), { recursive: true });
+  // the default: commits on the main thread, checkpoints on a thread of their own (a second connection)
   const store = SqliteStore.open({ path: paths.db, writer: 'inline' });
   t.after(() => store.close());
   await store.create('/registry/core/configmaps/default/a', '{}');
-  await assert.rejects(saveSnapshot(paths, join(base, 's.tar')), /stop it, or run it with K1S_SQLITE_WRITER=thread/);
+  const file = join(base, 's.tar');
+  await saveSnapshot(paths, file);
+  assert.equal((await readManifest(file)).revision, store.currentRevision());
 });
 
 test('a file that is not a snapshot is refused before anything is created', async (t) => {
