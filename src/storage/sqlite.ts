@@ -1,8 +1,9 @@
 // The SQLite backend of Store (kine's model: etcd semantics on SQL). Writes go through group commit, either on
-// the main thread ('inline') or on a writer thread with its own connection ('thread'), so that the fsync of a
-// commit does not stall the event loop. Reads are served on the main thread's connection. The store's revision
-// (and the watchers) advance when a commit is reported; with the writer thread the file can be a commit ahead of
-// that, so reads make sure they see exactly the reported state. One process per database file (a lock file).
+// the main thread ('inline', its WAL checkpointed by a thread of its own: sqlite-checkpointer.ts) or on a writer
+// thread with its own connection ('thread'), so that the fsyncs do not stall the event loop. Reads are served on the
+// main thread's connection. The store's revision (and the watchers) advance when a commit is reported; with the
+// writer thread the file can be a commit ahead of that, so reads make sure they see exactly the reported state. One
+// process per database file (a lock file).
 import type Database from 'better-sqlite3';
 import { Checkpointer } from './sqlite-checkpointer.js';
 import { lockDatabase } from './sqlite-lock.js';
