@@ -5,13 +5,21 @@
 import type { MessagePort } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import { openCheckpointConnection, type Durability } from './sqlite-schema.js';
+import { errorMessage } from './types.js';
 
 /** 'kick': a commit happened since the last checkpoint; 'close': close the connection and end the thread. */
 export type CheckpointRequest = { t: 'kick' } | { t: 'close' };
 
+export interface CheckpointInfo {
+  /** frames in the WAL when the checkpoint ran (-1: another checkpoint was running) */
+  frames: number;
+  /** of those, the frames now in the database file: all of them lets the next commit start the WAL over */
+  copied: number;
+  ms: number;
+}
+
 export type CheckpointReply =
-  /** frames: in the WAL; copied: of those, in the database file now (all of them: the WAL restarts at the next commit) */
-  | { t: 'checkpointed'; frames: number; copied: number; ms: number }
+  | ({ t: 'checkpointed' } & CheckpointInfo)
   | { t: 'failed'; error: string }
   | { t: 'closed' };
 
@@ -53,8 +61,4 @@ export function runCheckpointer(data: CheckpointerData): void {
     }
     port.postMessage(reply);
   });
-}
-
-function errorMessage(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }

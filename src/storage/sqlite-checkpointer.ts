@@ -3,14 +3,14 @@
 // copies every frame lets the next commit start the WAL over, so the WAL stays as small as the commits between two
 // checkpoints. If the thread fails, the store checkpoints on its own connection again (onFailure).
 import type { MessagePort, Worker } from 'node:worker_threads';
-import type { CheckpointerConfig, CheckpointReply, CheckpointRequest } from './sqlite-checkpoint-thread.js';
+import type { CheckpointerConfig, CheckpointInfo, CheckpointReply, CheckpointRequest } from './sqlite-checkpoint-thread.js';
 import { spawnCheckpointer } from './sqlite-worker.js';
 
 export interface CheckpointerOptions {
   /** the thread stopped or a checkpoint failed: checkpoints are the store's again */
   onFailure(e: Error): void;
   /** each checkpoint, as the thread reported it */
-  onCheckpoint?(c: { frames: number; copied: number; ms: number }): void;
+  onCheckpoint?(c: CheckpointInfo): void;
 }
 
 export class Checkpointer {
@@ -75,7 +75,7 @@ export class Checkpointer {
     switch (r.t) {
       case 'checkpointed':
         this.running = false;
-        this.opts.onCheckpoint?.(r);
+        this.opts.onCheckpoint?.({ frames: r.frames, copied: r.copied, ms: r.ms });
         if (this.again && !this.closing) this.send({ t: 'kick' });
         return;
       case 'failed':

@@ -15,7 +15,7 @@ import { runCheckpointer, type CheckpointerConfig, type CheckpointerData } from 
 import { SqliteCompaction } from './sqlite-compaction.js';
 import { openDatabase, readCurrentRevision, type Durability } from './sqlite-schema.js';
 import { SqliteWrites, type Applied, type WriteOp, type WrittenEvent, batchTransaction, type BatchTransaction } from './sqlite-writes.js';
-import type { WriteResult } from './types.js';
+import { errorMessage, type WriteResult } from './types.js';
 
 export type Request =
   | { t: 'write'; id: number; ops: WriteOp[] }
@@ -45,17 +45,17 @@ interface WriterData extends WriterConfig {
 
 /** Starts a writer thread; requests and replies travel over the returned port. */
 export function spawnWriter(config: WriterConfig): { worker: Worker; port: MessagePort } {
-  const { port1, port2 } = new MessageChannel();
-  const data: WriterData = { ...config, k1sSqliteWriter: true, port: port2 };
-  const worker = new Worker(writerURL(), { workerData: data, transferList: [port2] });
-  return { worker, port: port1 };
+  return spawnThread((port) => ({ ...config, k1sSqliteWriter: true, port }) satisfies WriterData);
 }
 
-/** Starts a checkpointer thread; requests and replies travel over the returned port. */
+/** Starts a checkpointer thread (the same script); requests and replies travel over the returned port. */
 export function spawnCheckpointer(config: CheckpointerConfig): { worker: Worker; port: MessagePort } {
+  return spawnThread((port) => ({ ...config, k1sSqliteCheckpointer: true, port }) satisfies CheckpointerData);
+}
+
+function spawnThread(data: (port: MessagePort) => object): { worker: Worker; port: MessagePort } {
   const { port1, port2 } = new MessageChannel();
-  const data: CheckpointerData = { ...config, k1sSqliteCheckpointer: true, port: port2 };
-  const worker = new Worker(writerURL(), { workerData: data, transferList: [port2] });
+  const worker = new Worker(writerURL(), { workerData: data(port2), transferList: [port2] });
   return { worker, port: port1 };
 }
 
@@ -167,10 +167,6 @@ class Writer {
   }
 }
 
-function errorMessage(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
-
 function runWriter(data: WriterData): void {
   let db: Database.Database;
   try {
@@ -184,8 +180,8 @@ function runWriter(data: WriterData): void {
   data.port.on('message', (req: Request) => writer.handle(req));
 }
 
-if (!isMainThread && (workerData as Partial<WriterData> | null)?.k1sSqliteWriter === true) {
-  runWriter(workerData as WriterData);
-} else if (!isMainThread && (workerData as Partial<CheckpointerData> | null)?.k1sSqliteCheckpointer === true) {
-  runCheckpointer(workerData as CheckpointerData);
+if (!isMainThread) {
+  const data = workerData as Partial<WriterData & CheckpointerData> | null;
+  if (data?.k1sSqliteWriter === true) runWriter(data as WriterData);
+  else if (data?.k1sSqliteCheckpointer === true) runCheckpointer(data as CheckpointerData);
 }

@@ -5,6 +5,7 @@
 // writer thread the file can be a commit ahead of that, so reads make sure they see exactly the reported state. One
 // process per database file (a lock file).
 import type Database from 'better-sqlite3';
+import type { CheckpointInfo } from './sqlite-checkpoint-thread.js';
 import { Checkpointer } from './sqlite-checkpointer.js';
 import { lockDatabase } from './sqlite-lock.js';
 import { SqliteReads } from './sqlite-reads.js';
@@ -66,6 +67,8 @@ export interface SqliteStoreOptions {
  */
 const FALLBACK_AUTOCHECKPOINT = 16384;
 
+export type { CheckpointInfo };
+
 export interface CommitInfo {
   /** writes in the batch */
   ops: number;
@@ -74,14 +77,6 @@ export interface CommitInfo {
   /** the revision after the batch */
   revision: number;
   /** time spent applying and committing */
-  ms: number;
-}
-
-export interface CheckpointInfo {
-  /** frames in the WAL when the checkpoint ran (-1: another checkpoint was running) */
-  frames: number;
-  /** of those, the frames now in the database file: all of them lets the next commit start the WAL over */
-  copied: number;
   ms: number;
 }
 

@@ -71,6 +71,11 @@ export interface Watch {
   stop(): void;
 }
 
+/** An error's message as a thread sends it back (errors do not cross threads whole). */
+export function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
 export type StoreErrorCode = 'Compacted' | 'FutureRevision' | 'Closed';
 
 export class StoreError extends Error {
