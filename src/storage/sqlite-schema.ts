@@ -64,9 +64,7 @@ export function openDatabase(path: string, opts: OpenOptions): Database.Database
     // revisions. (One process per file is also enforced by the store's lock file, see sqlite-lock.ts.)
     if (opts.locking !== 'normal') db.pragma('locking_mode = EXCLUSIVE');
     db.pragma('journal_mode = WAL');
-    // FULL: the WAL is fsynced at every commit, so an acknowledged write survives power loss; NORMAL survives
-    // process crashes only.
-    db.pragma(`synchronous = ${opts.durability === 'normal' ? 'NORMAL' : 'FULL'}`);
+    setSynchronous(db, opts.durability);
     db.pragma('cache_size = -32768'); // 32 MiB
     db.pragma('temp_store = MEMORY');
     // Trim the WAL back after a checkpoint that followed a burst of writes.
@@ -97,12 +95,18 @@ export function openDatabase(path: string, opts: OpenOptions): Database.Database
 export function openCheckpointConnection(path: string, opts: { durability: Durability; lockTimeoutMs?: number }): Database.Database {
   const db = new BetterSqlite3(path, { timeout: opts.lockTimeoutMs ?? 5000, fileMustExist: true });
   try {
-    db.pragma(`synchronous = ${opts.durability === 'normal' ? 'NORMAL' : 'FULL'}`);
+    setSynchronous(db, opts.durability);
     return db;
   } catch (e) {
     db.close();
     throw e;
   }
+}
+
+/** FULL: the WAL is fsynced at every commit, so an acknowledged write survives power loss; NORMAL survives process
+ * crashes only. */
+function setSynchronous(db: Database.Database, durability: Durability): void {
+  db.pragma(`synchronous = ${durability === 'normal' ? 'NORMAL' : 'FULL'}`);
 }
 
 export function readMeta(db: Database.Database, name: string): number {
