@@ -5,7 +5,7 @@
 // Usage: node dist/scripts/bench-writes.js [pods=2000] [rounds=3]
 import { buildClusterApi, bootstrapClusterObjects } from '../src/cluster/api.js';
 import type { KObject } from '../src/api/types.js';
-import { SqliteStore } from '../src/storage/sqlite.js';
+import { SqliteStore } from '../src/storage/sqlite/store.js';
 
 const concurrency = 32;
 

@@ -57,10 +57,10 @@ const seaPlugin = {
       return { contents: code, loader: 'js' };
     });
     // better-sqlite3 finds its default addon with require('bindings')('better_sqlite3.node'): here that is the
-    // addon the executable extracted (src/storage/sqlite-native.ts)
+    // addon the executable extracted (src/storage/sqlite/native.ts)
     b.onResolve({ filter: /^bindings$/ }, () => ({ path: 'bindings', namespace: 'k1s-sea' }));
     b.onLoad({ filter: /^bindings$/, namespace: 'k1s-sea' }, () => ({
-      contents: `const { requireSqliteAddon } = require(${JSON.stringify(join(root, 'dist/src/storage/sqlite-native.js'))});\nmodule.exports = () => requireSqliteAddon();\n`,
+      contents: `const { requireSqliteAddon } = require(${JSON.stringify(join(root, 'dist/src/storage/sqlite/native.js'))});\nmodule.exports = () => requireSqliteAddon();\n`,
       resolveDir: root,
       loader: 'js',
     }));
@@ -89,16 +89,16 @@ async function workerScript(entry, name, banner) {
   writeFileSync(file, checked(result, name));
   return file;
 }
-// the writer thread: writerURL() in src/storage/sqlite-worker.ts names dist/sqlite-writer.cjs beside import.meta.url's file
+// the writer thread: writerURL() in src/storage/sqlite/worker.ts names dist/sqlite-writer.cjs beside import.meta.url's file
 // (this very file, see moduleFile below)
 const writerFile = await workerScript(
-  'dist/src/storage/sqlite-worker.js',
+  'dist/src/storage/sqlite/worker.js',
   'sqlite-writer.cjs',
   '"use strict";\nvar __k1s_import_meta_url = require("node:url").pathToFileURL(__filename).href;',
 );
-// the cluster DNS worker thread: dnsWorkerURL() in src/network/dns-server.ts names dist/dns-worker.cjs beside
+// the cluster DNS worker thread: dnsWorkerURL() in src/network/dns/server.ts names dist/dns-worker.cjs beside
 // import.meta.url's file
-const dnsWorkerFile = await workerScript('dist/src/network/dns-worker.js', 'dns-worker.cjs', '"use strict";');
+const dnsWorkerFile = await workerScript('dist/src/network/dns/worker.js', 'dns-worker.cjs', '"use strict";');
 
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const pkgFile = join(out, 'package.json');

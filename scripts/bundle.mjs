@@ -99,13 +99,13 @@ async function workerScript(entry, name, extra = {}) {
   writeFileSync(`${file}.${process.pid}.tmp`, out.outputFiles[0].text);
   renameSync(`${file}.${process.pid}.tmp`, file);
 }
-// The cluster DNS worker thread's script (src/network/dns-worker.ts): small, so with everything it needs (dns-packet
+// The cluster DNS worker thread's script (src/network/dns/worker.ts): small, so with everything it needs (dns-packet
 // included), where the bundled dns-server finds it (dnsWorkerURL). Written before the main bundle: a new bundle never
 // misses it.
-await workerScript('dist/src/network/dns-worker.js', 'dns-worker.cjs');
-// The SQLite writer thread's script (src/storage/sqlite-worker.ts, see writerURL): this module alone, with
+await workerScript('dist/src/network/dns/worker.js', 'dns-worker.cjs');
+// The SQLite writer thread's script (src/storage/sqlite/worker.ts, see writerURL): this module alone, with
 // better-sqlite3 left in node_modules (native), so the thread starts in milliseconds rather than loading the whole CLI.
-await workerScript('dist/src/storage/sqlite-worker.js', 'sqlite-writer.cjs', {
+await workerScript('dist/src/storage/sqlite/worker.js', 'sqlite-writer.cjs', {
   packages: 'external',
   define: { 'import.meta.url': '__k1s_import_meta_url' },
   banner: { js: '"use strict";\nvar __k1s_import_meta_url = require("node:url").pathToFileURL(__filename).href;' },

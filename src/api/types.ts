@@ -2,7 +2,7 @@
 // typed strategy (kube-apiserver's generic registry). Adding a built-in kind is one ResourceDefinition.
 import type { FieldError } from '../machinery/errors.js';
 import type { Definitions } from '../machinery/schema.js';
-import type { AccessDecider } from './rbac-rules.js';
+import type { AccessDecider } from './rbac/rules.js';
 
 export interface ObjectMeta {
   name?: string;

@@ -33,8 +33,8 @@ export async function deleteClusterData(paths: ClusterPaths, serverArgs: string[
   if (!serverArgs.includes('--disable-agent') && process.getuid?.() === 0) {
     // a real node ran: its pods (they outlive the server), then its CNI leftovers (netns, iptables chains, IPAM
     // state, the bridge when unused)
-    const { removeAllPods } = await import('../kubelet/node-teardown.js');
-    const { ipamDir, podNetwork, DEFAULT_PAUSE_IMAGE } = await import('../kubelet/node-agent.js');
+    const { removeAllPods } = await import('../kubelet/node/teardown.js');
+    const { ipamDir, podNetwork, DEFAULT_PAUSE_IMAGE } = await import('../kubelet/node/agent.js');
     const pods = await removeAllPods(paths.dir, { sandboxImage: DEFAULT_PAUSE_IMAGE }).catch((e) => {
       done.push(`could not remove the node's pods: ${(e as Error).message}`);
       return 0;
@@ -45,9 +45,9 @@ export async function deleteClusterData(paths: ClusterPaths, serverArgs: string[
     const net = podNetwork(bridgeArg >= 0 ? serverArgs[bridgeArg + 1] : undefined);
     const removed = await cleanupNodeNetwork({ ipamDataDir: ipamDir(paths.dir), ...net }).catch(() => [] as string[]);
     // the service proxy's chains (a server killed hard never removed them)
-    const { removeNodeServiceProxyRules } = await import('../network/service-proxy-node.js');
+    const { removeNodeServiceProxyRules } = await import('../network/service-proxy/node.js');
     await removeNodeServiceProxyRules({ bridge: net.bridge === 'cni0' ? undefined : net.bridge }).catch(() => undefined);
-    const { removeNetworkPolicyChains } = await import('../network/network-policy.js');
+    const { removeNetworkPolicyChains } = await import('../network/network-policy/enforcer.js');
     await removeNetworkPolicyChains({ bridge: net.bridge }).catch(() => undefined);
     if (removed.length) done.push(`${removed.length} network leftovers removed`);
   }

@@ -42,7 +42,7 @@ async function versionCommand(args: string[]): Promise<number> {
     console.error(`k1s version: takes no arguments, got "${args.join(' ')}"\n\n${versionHelp}`);
     return 2;
   }
-  const { versionInfo } = await import('../cluster/version.js');
+  const { versionInfo } = await import('../machinery/version.js');
   console.log(versionInfo().gitVersion);
   return 0;
 }

@@ -28,7 +28,7 @@ Flags:
   --context NAME           kubeconfig context (default: the current one)
   -h, --help               show this help`;
 
-import { SIMULATED_ANNOTATION } from '../kubelet/simulated-nodes.js';
+import { SIMULATED_ANNOTATION } from '../kubelet/simulated/nodes.js';
 
 export async function nodeCommand(args: string[]): Promise<number> {
   let parsed;

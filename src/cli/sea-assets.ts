@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { SQLITE_ADDON_ENV } from '../storage/sqlite-native.js';
+import { SQLITE_ADDON_ENV } from '../storage/sqlite/native.js';
 
 /** One asset of the executable and where it goes, relative to the extraction directory. */
 export interface SeaFile {

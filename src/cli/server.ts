@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Cluster } from '../cluster/cluster.js';
 import { Quantity } from '../machinery/quantity.js';
-import { parseCIDR } from '../api/core-service-net.js';
+import { parseCIDR } from '../api/core/service/net.js';
 
 const help = `Usage: k1s server [flags]
 

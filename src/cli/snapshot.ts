@@ -16,8 +16,8 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type Database from 'better-sqlite3';
 import * as tar from 'tar';
-import { openDatabase, readCurrentRevision } from '../storage/sqlite-schema.js';
-import { SqliteWrites, batchTransaction, type WriteOp } from '../storage/sqlite-writes.js';
+import { openDatabase, readCurrentRevision } from '../storage/sqlite/schema.js';
+import { SqliteWrites, batchTransaction, type WriteOp } from '../storage/sqlite/writes.js';
 import { clusterInfo, clusterPaths, resolveName, writeState, type ClusterPaths } from './clusters.js';
 import { missingImagesReport, nodeImages, type SnapshotImage } from './snapshot-images.js';
 
@@ -207,7 +207,7 @@ Exit status: 0 done, 1 failed (no such cluster, the target exists, unreadable fi
 async function imagesToLoad(manifest: SnapshotManifest): Promise<SnapshotImage[]> {
   if (!manifest.images?.length) return [];
   const i = manifest.serverArgs.indexOf('--pause-image');
-  const pause = i >= 0 ? manifest.serverArgs[i + 1] : (await import('../kubelet/node-agent.js')).DEFAULT_PAUSE_IMAGE;
+  const pause = i >= 0 ? manifest.serverArgs[i + 1] : (await import('../kubelet/node/agent.js')).DEFAULT_PAUSE_IMAGE;
   return manifest.images.filter((img) => img.name !== pause);
 }
 

@@ -94,7 +94,7 @@ export async function stopCommand(args: string[]): Promise<number> {
 
 /** Stops and removes the pod sandboxes of a stopped cluster's node (the kubelet makes them again on start). */
 async function stopNodePods(paths: ClusterPaths, pauseImage: string | undefined): Promise<number> {
-  const { removeAllPods } = await import('../kubelet/node-teardown.js');
-  const { DEFAULT_PAUSE_IMAGE } = await import('../kubelet/node-agent.js');
+  const { removeAllPods } = await import('../kubelet/node/teardown.js');
+  const { DEFAULT_PAUSE_IMAGE } = await import('../kubelet/node/agent.js');
   return removeAllPods(paths.dir, { sandboxImage: pauseImage ?? DEFAULT_PAUSE_IMAGE });
 }

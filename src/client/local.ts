@@ -3,10 +3,10 @@
 import { YAML } from '../machinery/yaml.js';
 import type { KObject } from '../api/types.js';
 import type { DeleteOptions, ListParams, PatchType, UserInfo, WatchParams } from '../apiserver/context.js';
-import { handleResource, resolveStore, type ApiRequest } from '../apiserver/handlers.js';
-import type { Registry } from '../apiserver/registry.js';
-import { parseRequestInfo, resourceRequestInfo } from '../apiserver/request-info.js';
-import { watchObjects } from '../apiserver/resource-list.js';
+import { handleResource, resolveStore, type ApiRequest } from '../apiserver/handlers/rest.js';
+import type { Registry } from '../apiserver/registry/registry.js';
+import { parseRequestInfo, resourceRequestInfo } from '../apiserver/handlers/request-info.js';
+import { watchObjects } from '../apiserver/registry/list.js';
 import type { Client, ClientWatchEvent, ObjectList, ResourceClient, WriteOptions } from './types.js';
 
 const patchTypes: Record<PatchType, string> = {

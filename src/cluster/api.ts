@@ -1,32 +1,32 @@
 // The API machinery of one cluster (registry, admission chain, actions) over a store, without the HTTPS server:
 // Cluster.start serves it, and controller tests run the same thing in process.
 import { builtinResources, baseDefinitions } from '../api/index.js';
-import { namespaceLifecycle } from '../apiserver/admission-namespace.js';
-import { Registry } from '../apiserver/registry.js';
+import { namespaceLifecycle } from '../apiserver/admission/namespace-lifecycle.js';
+import { Registry } from '../apiserver/registry/registry.js';
 import { LocalClient } from '../client/local.js';
-import { csrRequester } from '../apiserver/admission-csr.js';
-import { serviceAllocation } from '../apiserver/admission-service-ip.js';
-import { componentStatuses, kubernetesService } from '../api/core-more.js';
-import { builtinPriorityClasses, priorityClassAdmission } from '../api/scheduling.js';
+import { csrRequester } from '../apiserver/admission/csr-requester.js';
+import { serviceAllocation } from '../apiserver/admission/service-ip.js';
+import { componentStatuses, kubernetesService } from '../api/core/more-kinds.js';
+import { builtinPriorityClasses, priorityClassAdmission } from '../api/scheduling/index.js';
 import type { ServiceAccountTokens } from '../pki/service-account-tokens.js';
-import { serviceAccountAuthenticator, tokenRequestHandler } from '../apiserver/serviceaccount-token.js';
-import { registerPodActions } from '../apiserver/pod-actions.js';
-import { cachedTokenAuthenticator } from '../apiserver/token-cache.js';
-import { serviceAccountAdmission } from '../apiserver/admission-serviceaccount.js';
-import { defaultTolerationSeconds } from '../apiserver/admission-default-tolerations.js';
-import { podPriorityAdmission } from '../apiserver/admission-priority.js';
-import { limitRangerAdmission } from '../apiserver/admission-limitranger.js';
-import { resourceQuotaAdmission } from '../apiserver/admission-resourcequota.js';
+import { serviceAccountAuthenticator, tokenRequestHandler } from '../apiserver/auth/serviceaccount-token.js';
+import { registerPodActions } from '../apiserver/pods/actions.js';
+import { cachedTokenAuthenticator } from '../apiserver/auth/token-cache.js';
+import { serviceAccountAdmission } from '../apiserver/admission/serviceaccount.js';
+import { defaultTolerationSeconds } from '../apiserver/admission/default-tolerations.js';
+import { podPriorityAdmission } from '../apiserver/admission/priority.js';
+import { limitRangerAdmission } from '../apiserver/admission/limitranger.js';
+import { resourceQuotaAdmission } from '../apiserver/admission/resourcequota.js';
 import {
   defaultStorageClassAdmission, persistentVolumeClaimResizeAdmission, storageObjectInUseProtectionAdmission,
-} from '../apiserver/admission-storage.js';
-import { defaultLocalPathStorageClass } from '../controllers/local-path-provisioner.js';
-import { metricsResources } from '../api/metrics.js';
-import type { RealUsageSource } from '../api/metrics-real-usage.js';
+} from '../apiserver/admission/storage.js';
+import { defaultLocalPathStorageClass } from '../controllers/volume/local-path-provisioner.js';
+import { metricsResources } from '../api/metrics/index.js';
+import type { RealUsageSource } from '../api/metrics/real-usage.js';
 import type { Store } from '../storage/types.js';
 import type { UserInfo } from '../apiserver/context.js';
 import { bootstrapNamespaces, ensureObjects, ensureReadOnly } from './bootstrap.js';
-import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from '../api/rbac-bootstrap.js';
+import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from '../api/rbac/bootstrap.js';
 
 export interface ClusterApiOptions {
   /** the Service cluster-IP range (default 10.43.0.0/16) */

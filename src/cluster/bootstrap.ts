@@ -2,7 +2,7 @@
 import type { KObject } from '../api/types.js';
 import { systemUser, type LocalClient } from '../client/local.js';
 import { newContext } from '../apiserver/context.js';
-import type { ResourceStore } from '../apiserver/resource-store.js';
+import type { ResourceStore } from '../apiserver/registry/store.js';
 import { StatusError } from '../machinery/errors.js';
 
 export const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];

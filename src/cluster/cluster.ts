@@ -6,25 +6,25 @@ import type { FastifyInstance } from 'fastify';
 import { HealthChecks } from '../apiserver/health.js';
 import { buildApiServer } from '../apiserver/server.js';
 import { LocalClient } from '../client/local.js';
-import { ControllerManager } from '../controllers/manager.js';
+import { ControllerManager } from '../controllers/framework/manager.js';
 import { defaultControllers } from '../controllers/index.js';
 import { schedulerFactory } from '../scheduler/scheduler.js';
-import { DEFAULT_SIM_CAPACITY, SIMULATED_ANNOTATION, SimulatedNodes } from '../kubelet/simulated-nodes.js';
-import type { NodeAgent } from '../kubelet/node-agent.js';
+import { DEFAULT_SIM_CAPACITY, SIMULATED_ANNOTATION, SimulatedNodes } from '../kubelet/simulated/nodes.js';
+import type { NodeAgent } from '../kubelet/node/agent.js';
 import { defaultServingNames, ensurePki, type PkiFiles } from '../pki/pki.js';
 import { kubeconfigYaml, writeKubeconfig } from '../pki/kubeconfig.js';
 import { Compactor } from '../storage/compactor.js';
-import { SqliteStore } from '../storage/sqlite.js';
+import { SqliteStore } from '../storage/sqlite/store.js';
 import { ServiceAccountTokens } from '../pki/service-account-tokens.js';
-import { componentUserAgent, versionInfo } from './version.js';
-import { issueKubeletClientCert } from '../apiserver/kubelet-connection.js';
+import { componentUserAgent, versionInfo } from '../machinery/version.js';
+import { issueKubeletClientCert } from '../apiserver/streams/kubelet-connection.js';
 import { buildClusterApi, bootstrapClusterObjects } from './api.js';
-import { RealUsageStore } from '../api/metrics-real-usage.js';
-import { KubeletMetricsScraper } from '../apiserver/kubelet-metrics-scraper.js';
-import type { Registry } from '../apiserver/registry.js';
-import { bigIntToIp, parseCIDR } from '../api/core-service-net.js';
-import { servePodFacingApi } from '../apiserver/kubernetes-endpoints.js';
-import { alwaysAllow, RbacAuthorizer } from '../apiserver/rbac-authorizer.js';
+import { RealUsageStore } from '../api/metrics/real-usage.js';
+import { KubeletMetricsScraper } from '../controllers/metrics-server/scraper.js';
+import type { Registry } from '../apiserver/registry/registry.js';
+import { bigIntToIp, parseCIDR } from '../api/core/service/net.js';
+import { servePodFacingApi } from '../controllers/kubernetes-endpoints.js';
+import { alwaysAllow, RbacAuthorizer } from '../apiserver/auth/rbac-authorizer.js';
 import type { Containerd } from '../runtime/containerd.js';
 
 export interface ClusterOptions {
@@ -78,7 +78,7 @@ export class Cluster {
     let ownContainerd: Promise<Containerd> | undefined;
     if (opts.agent && !opts.disableAgent && !opts.agent.containerRuntimeEndpoint) {
       mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
-      const { startOwnContainerd } = await import('../kubelet/own-containerd.js');
+      const { startOwnContainerd } = await import('../kubelet/node/own-containerd.js');
       ownContainerd = startOwnContainerd({ ...opts.agent, dataDir: opts.dataDir, log: opts.log ?? ((l: string) => console.error(l)) });
       ownContainerd.catch(() => undefined); // the agent awaits it and reports the failure
     }
@@ -203,7 +203,7 @@ export class Cluster {
     if (sim?.count) phase(`${sim.count} simulated node${sim.count > 1 ? 's' : ''} registered`);
     let agent: NodeAgent | undefined;
     if (runAgent) {
-      const { NodeAgent } = await import('../kubelet/node-agent.js');
+      const { NodeAgent } = await import('../kubelet/node/agent.js');
       try {
         // pods reach the API server (the `kubernetes` Service) on their network's gateway
         const onPodNetwork = async ({ gateway }: { gateway: string }) => {
@@ -218,7 +218,7 @@ export class Cluster {
       }
       stoppers.unshift(() => agent!.stop());
       // the kubelet's /stats/summary and /metrics/resource, over the agent's CRI connection
-      const { CriStatsProvider } = await import('../kubelet/stats-provider.js');
+      const { CriStatsProvider } = await import('../kubelet/stats/provider.js');
       agent.server?.setStats(new CriStatsProvider({ cri: agent.runtime.cri, nodeName: agent.nodeName }));
       phase(`node ${agent.nodeName} ready`);
       const { startNetworkServices } = await import('./network-services.js');

@@ -1,8 +1,8 @@
 // The node's host-facing network services: LoadBalancer Services on 127.0.0.1 and the built-in ingress controller.
 // A taken port is reported and skipped, never fatal: the cluster is useful without them.
 import type { Client } from '../client/types.js';
-import { startIngressController } from '../network/ingress-controller.js';
-import { startServiceLoadBalancer } from '../network/service-lb.js';
+import { startIngressController } from '../network/ingress/controller.js';
+import { startServiceLoadBalancer } from '../network/service-lb/load-balancer.js';
 
 export interface NetworkServiceOptions {
   ingressHttpPort?: number;

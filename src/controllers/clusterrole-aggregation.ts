@@ -2,13 +2,13 @@
 // aggregationRule gets, as its rules, the rules of every other ClusterRole its selectors match (deduplicated, in
 // the order of the matched roles' names), so `kubectl get clusterrole view -o yaml` shows what `view` grants.
 import type { KObject } from '../api/types.js';
-import type { PolicyRule } from '../api/rbac-rules.js';
+import type { PolicyRule } from '../api/rbac/rules.js';
 import { fromLabelSelector, type MetaLabelSelector } from '../machinery/labels.js';
 import { clone, deepEqual } from '../machinery/object.js';
 import { StatusError } from '../machinery/errors.js';
 import { splitKey } from '../client/informer.js';
-import { Reconciler } from './controller.js';
-import type { ControllerFactory } from './manager.js';
+import { Reconciler } from '../client/controller.js';
+import type { ControllerFactory } from './framework/manager.js';
 
 const RBAC = 'rbac.authorization.k8s.io/v1';
 

@@ -1,18 +1,18 @@
 // The disruption controller (pkg/controller/disruption, 1.33): PodDisruptionBudget status from the selected
 // pods and their controllers' scale, pruning of disruptedPods the eviction API recorded, and the reset of stale
 // DisruptionTarget pod conditions whose pod was never deleted.
-import type { Pod } from '../api/core-pod-types.js';
-import type { PodDisruptionBudget } from '../api/policy-pdb.js';
-import type { Condition, PDBSpec } from '../api/policy-pdb-validation.js';
+import type { Pod } from '../api/core/pod/types.js';
+import type { PodDisruptionBudget } from '../api/policy/poddisruptionbudget/resource.js';
+import type { Condition, PDBSpec } from '../api/policy/poddisruptionbudget/validation.js';
 import type { KObject } from '../api/types.js';
 import { splitKey, type Informer } from '../client/informer.js';
 import { StatusError } from '../machinery/errors.js';
 import { fromLabelSelector, type MetaLabelSelector } from '../machinery/labels.js';
 import { clone, deepEqual, rfc3339 } from '../machinery/object.js';
-import { Reconciler, type ControllerContext } from './controller.js';
-import type { ControllerFactory } from './manager.js';
-import { controllerOf, type OwnerReference } from './owner.js';
-import { isPodReady } from './pod-util.js';
+import { Reconciler, type ControllerContext } from '../client/controller.js';
+import type { ControllerFactory } from './framework/manager.js';
+import { controllerOf, type OwnerReference } from './framework/owner.js';
+import { isPodReady } from './framework/pod-util.js';
 
 /** How long an eviction recorded in disruptedPods keeps its pod out of currentHealthy (DeletionTimeout). */
 export const DELETION_TIMEOUT_MS = 2 * 60 * 1000;

@@ -2,11 +2,11 @@
 // of the cluster CIDR as spec.podCIDR and spec.podCIDRs; a deleted Node's range is free again. Which ranges are
 // taken is read from the Node cache each time (level-triggered); ranges assigned but not yet seen in the cache are
 // remembered so two Nodes never get the same one.
-import type { Node } from '../api/core-node.js';
+import type { Node } from '../api/core/node/resource.js';
 import type { Informer } from '../client/informer.js';
 import { StatusError } from '../machinery/errors.js';
-import type { ControllerFactory } from './manager.js';
-import { Reconciler, type ControllerContext } from './controller.js';
+import type { ControllerFactory } from './framework/manager.js';
+import { Reconciler, type ControllerContext } from '../client/controller.js';
 
 export interface NodeIpamOptions {
   /** default 10.42.0.0/16 */

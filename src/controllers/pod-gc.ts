@@ -5,15 +5,15 @@
 //   - force-deletes terminating pods on not-ready nodes carrying the out-of-service taint;
 //   - force-deletes terminating pods that were never scheduled.
 // Pods it deletes are first moved to phase Failed when not yet terminal, and deleted with grace period 0.
-import type { Pod } from '../api/core-pod-types.js';
+import type { Pod } from '../api/core/pod/types.js';
 import type { KObject } from '../api/types.js';
 import type { ReconcileResult } from '../client/workqueue.js';
 import { StatusError } from '../machinery/errors.js';
 import { clone, rfc3339 } from '../machinery/object.js';
-import { Reconciler, type ControllerContext } from './controller.js';
-import type { ControllerFactory } from './manager.js';
-import { TAINT_OUT_OF_SERVICE, type Taint } from './node-lifecycle-taints.js';
-import { nodeNameOf, podPhase } from './pod-util.js';
+import { Reconciler, type ControllerContext } from '../client/controller.js';
+import type { ControllerFactory } from './framework/manager.js';
+import { TAINT_OUT_OF_SERVICE, type Taint } from './node-lifecycle/taints.js';
+import { nodeNameOf, podPhase } from './framework/pod-util.js';
 
 export interface PodGCOptions {
   /** terminated pods kept before the oldest are deleted; 0 or less turns this off */

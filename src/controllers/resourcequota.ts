@@ -6,10 +6,10 @@ import type { KObject } from '../api/types.js';
 import { splitKey, type Informer } from '../client/informer.js';
 import { StatusError } from '../machinery/errors.js';
 import { clone } from '../machinery/object.js';
-import { Reconciler, type ControllerContext } from './controller.js';
-import type { ControllerFactory } from './manager.js';
-import { canonical, equals, mask, toList, type ResourceList } from '../api/quota-resources.js';
-import { evaluatorFor, evaluatorsFor, usageOf, type QuotaEvaluator, type QuotaLike } from '../api/quota-usage.js';
+import { Reconciler, type ControllerContext } from '../client/controller.js';
+import type { ControllerFactory } from './framework/manager.js';
+import { canonical, equals, mask, toList, type ResourceList } from '../api/core/resourcequota/resource-list.js';
+import { evaluatorFor, evaluatorsFor, usageOf, type QuotaEvaluator, type QuotaLike } from '../api/core/resourcequota/usage.js';
 
 /** The resync period of kube-controller-manager's --resource-quota-sync-period. */
 export const QUOTA_RESYNC_MS = 5 * 60_000;

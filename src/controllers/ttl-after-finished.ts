@@ -1,13 +1,13 @@
 // The TTL-after-finished controller (pkg/controller/ttlafterfinished): deletes a finished Job
 // spec.ttlSecondsAfterFinished after its Complete/Failed condition, re-checking the live object first, and
 // requeues each job for its expiry instead of polling.
-import type { Job } from '../api/batch-types.js';
+import type { Job } from '../api/batch/types.js';
 import type { Informer } from '../client/informer.js';
 import type { ReconcileResult } from '../client/workqueue.js';
 import { splitKey } from '../client/informer.js';
 import { StatusError } from '../machinery/errors.js';
-import { Reconciler, type ControllerContext } from './controller.js';
-import type { ControllerFactory } from './manager.js';
+import { Reconciler, type ControllerContext } from '../client/controller.js';
+import type { ControllerFactory } from './framework/manager.js';
 
 export interface TtlAfterFinishedOptions {
   /** how the job's pods go: Kubernetes uses Foreground (the garbage collector deletes them, then the job) */

@@ -1,18 +1,18 @@
 // The kubelet of one node: registers the Node, keeps its status and Lease current, watches the pods bound to it and
 // runs one PodWorker per pod over a PodRuntime. The runtime is the only part that differs between a simulated node
 // (SimRuntime) and a real one (a CRI runtime over containerd).
-import type { Node } from '../api/core-node.js';
-import type { Pod } from '../api/core-pod-types.js';
+import type { Node } from '../api/core/node/resource.js';
+import type { Pod } from '../api/core/pod/types.js';
 import type { KObject } from '../api/types.js';
 import { Informer } from '../client/informer.js';
 import type { Client } from '../client/types.js';
-import { EventRecorder } from '../controllers/events.js';
+import { EventRecorder } from '../client/events.js';
 import { StatusError } from '../machinery/errors.js';
 import { clone, deepEqual } from '../machinery/object.js';
 import { Backoff } from './backoff.js';
-import { NodeLease } from './node-lease.js';
-import { initialNode, metadataDrift, nodeConditions, nodeInfo, nodeStatusFields, type NodeCondition, type NodeHealth, type NodeIdentity } from './node-status.js';
-import { PodWorker } from './pod-worker.js';
+import { NodeLease } from './node/lease.js';
+import { initialNode, metadataDrift, nodeConditions, nodeInfo, nodeStatusFields, type NodeCondition, type NodeHealth, type NodeIdentity } from './node/status.js';
+import { PodWorker } from './pods/worker.js';
 import { tracePod } from '../machinery/pod-trace.js';
 import type { PodRuntime } from './runtime.js';
 

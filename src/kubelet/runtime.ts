@@ -1,8 +1,8 @@
 // The container runtime as the kubelet drives it. The kubelet owns pods, restart policy, back-off, probes and status;
-// a runtime only runs sandboxes and containers and reports what it sees. The simulated runtime (sim-runtime.ts)
+// a runtime only runs sandboxes and containers and reports what it sees. The simulated runtime (kubelet/simulated/runtime.ts)
 // implements this today; a CRI runtime (RunPodSandbox/CreateContainer/StartContainer/StopContainer/… over gRPC to
 // containerd) implements the same interface later, so everything above it is shared.
-import type { Container, Pod, Probe } from '../api/core-pod-types.js';
+import type { Container, Pod, Probe } from '../api/core/pod/types.js';
 
 export type RuntimeContainerState = 'created' | 'running' | 'exited' | 'unknown';
 

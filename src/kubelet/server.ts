@@ -1,19 +1,19 @@
 // The kubelet's HTTPS API (pkg/kubelet/server): /containerLogs, /exec, /attach and /portForward. Clients must present
 // a certificate signed by the cluster CA (anonymous requests get 401). /stats/summary and /metrics/resource serve
-// CPU and memory from a KubeletStatsSource (stats-provider.ts), what metrics-server scrapes. Logs are read from the CRI log files here;
+// CPU and memory from a KubeletStatsSource (kubelet/stats/provider.ts), what metrics-server scrapes. Logs are read from the CRI log files here;
 // exec/attach/port-forward ask the runtime for a streaming URL (CRI Exec/Attach/PortForward) and proxy the upgraded
 // connection to it byte for byte.
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import type { Container, Pod } from '../api/core-pod-types.js';
+import type { Container, Pod } from '../api/core/pod/types.js';
 import { authenticatedPeer } from '../pki/client-auth.js';
 import { createServingCert, type CertKeyPem } from '../pki/certs.js';
-import { logOptions, readLogs, type LogQuery } from './container-logs.js';
-import { dialUrl, proxyUpgrade, writeRawResponse } from '../apiserver/upgrade-proxy.js';
-import type { KubeletStatsSource } from './stats-provider.js';
-import { RESOURCE_METRICS_CONTENT_TYPE } from './resource-metrics.js';
+import { logOptions, readLogs, type LogQuery } from './logs/container-logs.js';
+import { dialUrl, proxyUpgrade, writeRawResponse } from '../apiserver/streams/upgrade-proxy.js';
+import type { KubeletStatsSource } from './stats/provider.js';
+import { RESOURCE_METRICS_CONTENT_TYPE } from './stats/resource-metrics.js';
 
 export interface StreamOptions {
   stdin: boolean;

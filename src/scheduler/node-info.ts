@@ -3,11 +3,11 @@
 // scheduling decision, before the binding is written) so the next decision already sees them.
 import type { KObject } from '../api/types.js';
 import { deepEqual } from '../machinery/object.js';
-import type { PodSpec } from '../api/core-pod-types.js';
-import type { Taint } from '../api/core-node-validation.js';
+import type { PodSpec } from '../api/core/pod/types.js';
+import type { Taint } from '../api/core/node/validation.js';
 import type { LabelSelector } from '../machinery/labels.js';
-import type { VolumeLookups } from './volume-binding-types.js';
-import type { ImageLookups } from './plugin-image-locality.js';
+import type { VolumeLookups } from './volume-binding/types.js';
+import type { ImageLookups } from './plugins/image-locality.js';
 import {
   addResources,
   emptyResources,

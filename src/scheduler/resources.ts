@@ -1,7 +1,7 @@
 // Resource arithmetic of the scheduler (framework.Resource and resourcehelper.PodRequests, 1.33): what a pod asks
 // for and what a node offers, as plain integers (milli-CPU, bytes, counts) so per-node accounting stays cheap.
 import type { KObject } from '../api/types.js';
-import type { Container, PodSpec, ResourceList } from '../api/core-pod-types.js';
+import type { Container, PodSpec, ResourceList } from '../api/core/pod/types.js';
 import { Quantity } from '../machinery/quantity.js';
 
 export interface Resources {

@@ -5,26 +5,26 @@
 import { tracePod } from '../machinery/pod-trace.js';
 import { informerLookups } from './cluster-lookups.js';
 import type { KObject } from '../api/types.js';
-import type { PodCondition, PodSpec } from '../api/core-pod-types.js';
+import type { PodCondition, PodSpec } from '../api/core/pod/types.js';
 import type { Informer } from '../client/informer.js';
 import { objectKey } from '../client/informer.js';
-import type { Controller, ControllerContext } from '../controllers/controller.js';
-import type { ControllerFactory } from '../controllers/manager.js';
-import type { EventRecorder } from '../controllers/events.js';
+import type { Controller, ControllerContext } from '../client/controller.js';
+import type { ControllerFactory } from '../controllers/framework/manager.js';
+import type { EventRecorder } from '../client/events.js';
 import { StatusError } from '../machinery/errors.js';
 import { deepEqual, rfc3339 } from '../machinery/object.js';
-import { podInfo, runFilters, type FilterStatus, type PodInfo } from './filters.js';
+import { podInfo, runFilters, type FilterStatus, type PodInfo } from './plugins/filters.js';
 import { fitErrorMessage, NO_NODES_AVAILABLE } from './messages.js';
-import { filtersWithNominated, pdbView, preempt, type NominatedOn, type PdbView } from './preemption.js';
-import { executePreemption } from './preemption-actions.js';
-import { Nominator } from './preemption-nominator.js';
-import type { PodDisruptionBudget } from '../api/policy-pdb.js';
+import { filtersWithNominated, pdbView, preempt, type NominatedOn, type PdbView } from './preemption/post-filter.js';
+import { executePreemption } from './preemption/actions.js';
+import { Nominator } from './preemption/nominator.js';
+import type { PodDisruptionBudget } from '../api/policy/poddisruptionbudget/resource.js';
 import { SchedulerCache, type NodeInfo } from './node-info.js';
 import { SchedulingQueue, type QueuedPod } from './queue.js';
-import { scoreNodes, selectHost } from './scores.js';
+import { scoreNodes, selectHost } from './plugins/scores.js';
 import { sameResources, nodeAllocatable } from './resources.js';
-import { VolumeBinder, type VolumeReservation } from './volume-binding-binder.js';
-import { ImageStates } from './plugin-image-locality.js';
+import { VolumeBinder, type VolumeReservation } from './volume-binding/binder.js';
+import { ImageStates } from './plugins/image-locality.js';
 
 export interface SchedulerOptions {
   /** the spec.schedulerName this scheduler serves (default "default-scheduler") */

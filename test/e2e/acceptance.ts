@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupNodeNetwork } from '../../src/network/host-cleanup.js';
-import { proxyChainPrefix, removeNodeServiceProxyRules } from '../../src/network/service-proxy-node.js';
+import { proxyChainPrefix, removeNodeServiceProxyRules } from '../../src/network/service-proxy/node.js';
 import { freePort, repoRoot, run, type RunResult } from './harness.js';
 
 const BUSYBOX = 'k1s.local/busybox:1.35';

@@ -8,10 +8,10 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanupNodeNetwork } from '../../src/network/host-cleanup.js';
-import { removeNetworkPolicyChains } from '../../src/network/network-policy.js';
-import { policyChainPrefix } from '../../src/network/network-policy-rules.js';
-import { iptablesSave } from '../../src/network/service-proxy-iptables.js';
-import { removeNodeServiceProxyRules } from '../../src/network/service-proxy-node.js';
+import { removeNetworkPolicyChains } from '../../src/network/network-policy/enforcer.js';
+import { policyChainPrefix } from '../../src/network/network-policy/rules.js';
+import { iptablesSave } from '../../src/network/service-proxy/iptables.js';
+import { removeNodeServiceProxyRules } from '../../src/network/service-proxy/node.js';
 import { k1sBin, kubectl, removeDir, run, startServer, until, type K1sServer } from './harness.js';
 
 const BUSYBOX = 'k1s.local/busybox:1.35';

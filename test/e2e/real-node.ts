@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanupNodeNetwork } from '../../src/network/host-cleanup.js';
-import { removeNodeServiceProxyRules } from '../../src/network/service-proxy-node.js';
+import { removeNodeServiceProxyRules } from '../../src/network/service-proxy/node.js';
 import { k1sBin, kubectl, removeDir, run, startServer, until, type K1sServer } from './harness.js';
 
 export interface RealNode {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { leaseResource, coordinationDefinitions } from '../../../src/api/coordination.js';
-import { coreDefinitions, coreResources } from '../../../src/api/core.js';
-import { eventsV1Definitions, eventsV1Resource } from '../../../src/api/events.js';
+import { leaseResource, coordinationDefinitions } from '../../../src/api/coordination/index.js';
+import { coreDefinitions, coreResources } from '../../../src/api/core/index.js';
+import { eventsV1Definitions, eventsV1Resource } from '../../../src/api/events/index.js';
 import { META, metaDefinitions } from '../../../src/api/meta.js';
 import { SchemaSet, type Schema } from '../../../src/machinery/schema.js';
 

@@ -1,13 +1,13 @@
 // An in-memory cluster (registry + in-process client) for the per-kind tests, and assertions on StatusErrors.
 import assert from 'node:assert/strict';
-import { namespaceResource } from '../../../src/api/core-namespace.js';
-import { coreDefinitions } from '../../../src/api/core.js';
+import { namespaceResource } from '../../../src/api/core/namespace.js';
+import { coreDefinitions } from '../../../src/api/core/index.js';
 import { metaDefinitions } from '../../../src/api/meta.js';
 import type { ResourceDefinition } from '../../../src/api/types.js';
-import { Registry } from '../../../src/apiserver/registry.js';
+import { Registry } from '../../../src/apiserver/registry/registry.js';
 import { LocalClient } from '../../../src/client/local.js';
 import { StatusError } from '../../../src/machinery/errors.js';
-import { SqliteStore } from '../../../src/storage/sqlite.js';
+import { SqliteStore } from '../../../src/storage/sqlite/store.js';
 
 export interface Cluster {
   client: LocalClient;

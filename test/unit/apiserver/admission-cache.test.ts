@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { bootstrapClusterObjects, buildClusterApi } from '../../../src/cluster/api.js';
 import type { KObject } from '../../../src/api/types.js';
-import { AdmissionCache } from '../../../src/apiserver/admission-cache.js';
+import { AdmissionCache } from '../../../src/apiserver/admission/cache.js';
 import { StatusError } from '../../../src/machinery/errors.js';
-import { SqliteStore } from '../../../src/storage/sqlite.js';
+import { SqliteStore } from '../../../src/storage/sqlite/store.js';
 
 const store = SqliteStore.open({ path: ':memory:' });
 const api = buildClusterApi(store, { metrics: false });

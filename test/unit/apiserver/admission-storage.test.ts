@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { KObject } from '../../../src/api/types.js';
 import { StatusError } from '../../../src/machinery/errors.js';
 import { controllerCluster, type ControllerCluster } from '../controllers/harness.js';
-import { NS, pv, pvc, pvcs, pvs, spec, storageClass } from '../controllers/persistentvolume-helpers.js';
+import { NS, pv, pvc, pvcs, pvs, spec, storageClass } from '../controllers/volume/persistentvolume-helpers.js';
 
 async function withApi(fn: (c: ControllerCluster) => Promise<void>): Promise<void> {
   const c = await controllerCluster([], { serviceAccounts: false });

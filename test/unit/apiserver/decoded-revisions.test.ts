@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { KObject } from '../../../src/api/types.js';
-import { DecodedRevisions } from '../../../src/apiserver/decoded-revisions.js';
+import { DecodedRevisions } from '../../../src/apiserver/registry/decoded-revisions.js';
 
 const obj = (name: string): KObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, resourceVersion: '1' } }) as KObject;
 const kv = (key: string, modRevision: number, value = '') => ({ key, modRevision, value, createRevision: 1 });

@@ -13,7 +13,7 @@ import {
   GROUP_PRIORITY,
   groupVersions,
   storageVersionHash,
-} from '../../../src/apiserver/discovery.js';
+} from '../../../src/apiserver/discovery/documents.js';
 import { resources } from './openapi-fixtures.js';
 
 type J = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

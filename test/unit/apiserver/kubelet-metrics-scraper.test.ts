@@ -4,14 +4,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type AddressInfo } from 'node:net';
-import { issueKubeletClientCert } from '../../../src/apiserver/kubelet-connection.js';
-import { KubeletMetricsScraper } from '../../../src/apiserver/kubelet-metrics-scraper.js';
-import { RealUsageStore } from '../../../src/api/metrics-real-usage.js';
+import { issueKubeletClientCert } from '../../../src/apiserver/streams/kubelet-connection.js';
+import { KubeletMetricsScraper } from '../../../src/controllers/metrics-server/scraper.js';
+import { RealUsageStore } from '../../../src/api/metrics/real-usage.js';
 import type { KObject } from '../../../src/api/types.js';
 import { KubeletServer, issueKubeletServingCert } from '../../../src/kubelet/server.js';
-import { resourceMetricsText } from '../../../src/kubelet/resource-metrics.js';
-import { buildSummary, CpuRateCache, type NodeSample, type PodSample } from '../../../src/kubelet/stats-summary.js';
-import type { KubeletStatsSource } from '../../../src/kubelet/stats-provider.js';
+import { resourceMetricsText } from '../../../src/kubelet/stats/resource-metrics.js';
+import { buildSummary, CpuRateCache, type NodeSample, type PodSample } from '../../../src/kubelet/stats/summary.js';
+import type { KubeletStatsSource } from '../../../src/kubelet/stats/provider.js';
 import { createCa } from '../../../src/pki/certs.js';
 import { controllerCluster, markPodRunning } from '../controllers/harness.js';
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildClusterApi, bootstrapClusterObjects } from '../../../src/cluster/api.js';
 import type { KObject } from '../../../src/api/types.js';
-import { SqliteStore } from '../../../src/storage/sqlite.js';
+import { SqliteStore } from '../../../src/storage/sqlite/store.js';
 import type { Store } from '../../../src/storage/types.js';
 
 async function harness() {

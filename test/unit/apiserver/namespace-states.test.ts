@@ -1,16 +1,16 @@
 // NamespaceLifecycle over its watch-fed namespace states: always as fresh as reading the store.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { configMapResource } from '../../../src/api/core-configmap.js';
-import { namespaceResource } from '../../../src/api/core-namespace.js';
-import { coreDefinitions } from '../../../src/api/core.js';
+import { configMapResource } from '../../../src/api/core/configmap.js';
+import { namespaceResource } from '../../../src/api/core/namespace.js';
+import { coreDefinitions } from '../../../src/api/core/index.js';
 import { metaDefinitions } from '../../../src/api/meta.js';
-import { namespaceLifecycle } from '../../../src/apiserver/admission-namespace.js';
-import { NamespaceStates } from '../../../src/apiserver/namespace-states.js';
-import { Registry } from '../../../src/apiserver/registry.js';
+import { namespaceLifecycle } from '../../../src/apiserver/admission/namespace-lifecycle.js';
+import { NamespaceStates } from '../../../src/apiserver/admission/namespace-states.js';
+import { Registry } from '../../../src/apiserver/registry/registry.js';
 import { LocalClient } from '../../../src/client/local.js';
 import { StatusError } from '../../../src/machinery/errors.js';
-import { SqliteStore } from '../../../src/storage/sqlite.js';
+import { SqliteStore } from '../../../src/storage/sqlite/store.js';
 
 function setup() {
   const store = SqliteStore.open({ path: ':memory:' });

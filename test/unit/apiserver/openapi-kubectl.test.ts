@@ -16,7 +16,7 @@ import {
   apiResourceList,
   apiVersions,
   discoveryVariant,
-} from '../../../src/apiserver/discovery.js';
+} from '../../../src/apiserver/discovery/documents.js';
 import {
   negotiateOpenapiV2,
   OPENAPI_V2_PROTOBUF,
@@ -24,7 +24,7 @@ import {
   openapiV2Protobuf,
   openapiV3GroupVersion,
   openapiV3Index,
-} from '../../../src/apiserver/openapi.js';
+} from '../../../src/apiserver/openapi/index.js';
 import type { SchemaSet } from '../../../src/machinery/schema.js';
 import { resources, schemaSet } from './openapi-fixtures.js';
 

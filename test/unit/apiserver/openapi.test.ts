@@ -10,7 +10,7 @@ import {
   openapiV3Hash,
   openapiV3Index,
   PATCH_TYPES_NO_SMP,
-} from '../../../src/apiserver/openapi.js';
+} from '../../../src/apiserver/openapi/index.js';
 import { OBJECT_META, resources, schemaSet, toy } from './openapi-fixtures.js';
 
 type J = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -8,12 +8,12 @@ import type { FastifyInstance } from 'fastify';
 import { buildClusterApi, bootstrapClusterObjects, type ClusterApi } from '../../../src/cluster/api.js';
 import { buildApiServer } from '../../../src/apiserver/server.js';
 import { HealthChecks } from '../../../src/apiserver/health.js';
-import { issueKubeletClientCert } from '../../../src/apiserver/kubelet-connection.js';
+import { issueKubeletClientCert } from '../../../src/apiserver/streams/kubelet-connection.js';
 import { KubeletServer, issueKubeletServingCert, type KubeletStreams } from '../../../src/kubelet/server.js';
 import { createCa, createClientCert, createServingCert, type CertKeyPem } from '../../../src/pki/certs.js';
 import { kubeconfigYaml } from '../../../src/pki/kubeconfig.js';
-import { SqliteStore } from '../../../src/storage/sqlite.js';
-import type { Pod } from '../../../src/api/core-pod-types.js';
+import { SqliteStore } from '../../../src/storage/sqlite/store.js';
+import type { Pod } from '../../../src/api/core/pod/types.js';
 import type { KObject } from '../../../src/api/types.js';
 
 export const NODE = 'node-a';

@@ -4,10 +4,10 @@
 // kube), and kube's 403 texts.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { forbiddenStatus, ruleAllows, type RequestAttributes } from '../../../src/api/rbac-rules.js';
-import { RbacAuthorizer } from '../../../src/apiserver/rbac-authorizer.js';
-import { requestAttributes as fromInfo } from '../../../src/apiserver/request-attributes.js';
-import { parseRequestInfo } from '../../../src/apiserver/request-info.js';
+import { forbiddenStatus, ruleAllows, type RequestAttributes } from '../../../src/api/rbac/rules.js';
+import { RbacAuthorizer } from '../../../src/apiserver/auth/rbac-authorizer.js';
+import { requestAttributes as fromInfo } from '../../../src/apiserver/auth/request-attributes.js';
+import { parseRequestInfo } from '../../../src/apiserver/handlers/request-info.js';
 import type { KObject } from '../../../src/api/types.js';
 import { clusterRoleAggregationController } from '../../../src/controllers/clusterrole-aggregation.js';
 import { controllerCluster, type ControllerCluster } from '../controllers/harness.js';

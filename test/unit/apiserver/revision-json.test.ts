@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { revisionJSON } from '../../../src/apiserver/revision-json.js';
+import { revisionJSON } from '../../../src/apiserver/registry/revision-json.js';
 
 /** What a watch event's object serialises to without the splice: the store's decode, then JSON.stringify. */
 function decoded(text: string, rev: number, apiVersion: string, kind: string): string {

@@ -5,14 +5,14 @@ import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import { buildClusterApi, bootstrapClusterObjects, type ClusterApi } from '../../../src/cluster/api.js';
 import type { KObject } from '../../../src/api/types.js';
-import type { Pod } from '../../../src/api/core-pod-types.js';
-import { handleResource } from '../../../src/apiserver/handlers.js';
-import { parseRequestInfo } from '../../../src/apiserver/request-info.js';
+import type { Pod } from '../../../src/api/core/pod/types.js';
+import { handleResource } from '../../../src/apiserver/handlers/rest.js';
+import { parseRequestInfo } from '../../../src/apiserver/handlers/request-info.js';
 import { systemUser } from '../../../src/client/local.js';
-import { jsonOf } from '../../../src/apiserver/stored-json.js';
+import { jsonOf } from '../../../src/apiserver/registry/stored-json.js';
 import type { ClientWatchEvent, ResourceClient } from '../../../src/client/types.js';
 import { StatusError } from '../../../src/machinery/errors.js';
-import { SqliteStore } from '../../../src/storage/sqlite.js';
+import { SqliteStore } from '../../../src/storage/sqlite/store.js';
 
 interface Harness {
   api: ClusterApi;

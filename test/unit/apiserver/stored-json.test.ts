@@ -4,10 +4,10 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { buildClusterApi, bootstrapClusterObjects } from '../../../src/cluster/api.js';
 import type { KObject } from '../../../src/api/types.js';
-import { handleResource } from '../../../src/apiserver/handlers.js';
-import { parseRequestInfo } from '../../../src/apiserver/request-info.js';
-import { encodeRemembered, jsonOf } from '../../../src/apiserver/stored-json.js';
-import { SqliteStore } from '../../../src/storage/sqlite.js';
+import { handleResource } from '../../../src/apiserver/handlers/rest.js';
+import { parseRequestInfo } from '../../../src/apiserver/handlers/request-info.js';
+import { encodeRemembered, jsonOf } from '../../../src/apiserver/registry/stored-json.js';
+import { SqliteStore } from '../../../src/storage/sqlite/store.js';
 
 const obj = (metadata: Record<string, unknown>, rest: Record<string, unknown> = {}): KObject =>
   ({ apiVersion: 'v1', kind: 'ConfigMap', metadata, ...rest }) as unknown as KObject;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { cachedTokenAuthenticator } from '../../../src/apiserver/token-cache.js';
+import { cachedTokenAuthenticator } from '../../../src/apiserver/auth/token-cache.js';
 
 const jwt = (exp: number) => `h.${Buffer.from(JSON.stringify({ exp })).toString('base64url')}.s`;
 

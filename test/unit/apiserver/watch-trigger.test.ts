@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { buildClusterApi, bootstrapClusterObjects } from '../../../src/cluster/api.js';
 import type { KObject } from '../../../src/api/types.js';
 import type { ClientWatchEvent } from '../../../src/client/types.js';
-import { SqliteStore } from '../../../src/storage/sqlite.js';
+import { SqliteStore } from '../../../src/storage/sqlite/store.js';
 
 const pod = (name: string, nodeName?: string): KObject =>
   ({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { nodeName, containers: [{ name: 'c', image: 'busybox' }] } }) as KObject;

@@ -4,10 +4,10 @@ import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import { buildClusterApi, bootstrapClusterObjects, type ClusterApi } from '../../../src/cluster/api.js';
 import type { KObject } from '../../../src/api/types.js';
-import type { Pod } from '../../../src/api/core-pod-types.js';
-import { updatePodCondition } from '../../../src/api/core-pod-subresources.js';
+import type { Pod } from '../../../src/api/core/pod/types.js';
+import { updatePodCondition } from '../../../src/api/core/pod/subresources.js';
 import type { ClientWatchEvent } from '../../../src/client/types.js';
-import { SqliteStore } from '../../../src/storage/sqlite.js';
+import { SqliteStore } from '../../../src/storage/sqlite/store.js';
 import type { Store } from '../../../src/storage/types.js';
 
 interface Harness {

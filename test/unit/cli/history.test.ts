@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatHistory, lineDiff, readHistory, resolveResource } from '../../../src/cli/history.js';
 import { openStoreReadonly } from '../../../src/cli/snapshot.js';
-import { SqliteStore } from '../../../src/storage/sqlite.js';
+import { SqliteStore } from '../../../src/storage/sqlite/store.js';
 
 const cm = (data: Record<string, string>, managers: { manager: string; time: string }[]) =>
   JSON.stringify({

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { clusterPaths, readState } from '../../../src/cli/clusters.js';
 import { readManifest, restoreSnapshot, saveSnapshot, portableServerArgs } from '../../../src/cli/snapshot.js';
 import { nodeImages, restoredImages } from '../../../src/cli/snapshot-images.js';
-import { SqliteStore } from '../../../src/storage/sqlite.js';
+import { SqliteStore } from '../../../src/storage/sqlite/store.js';
 
 function tempBase(t: { after: (fn: () => void) => void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'k1s-snap-'));

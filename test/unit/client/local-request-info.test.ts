@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseRequestInfo, resourceRequestInfo } from '../../../src/apiserver/request-info.js';
+import { parseRequestInfo, resourceRequestInfo } from '../../../src/apiserver/handlers/request-info.js';
 
 describe("the in-process client's request info", () => {
   it('is what parsing the path gives, for every method, scope, name and subresource', () => {

@@ -5,7 +5,7 @@ import { disruptionController, labelSelectorString, scaledValue } from '../../..
 import { StatusError } from '../../../src/machinery/errors.js';
 import { rfc3339 } from '../../../src/machinery/object.js';
 import { controllerCluster, type ControllerCluster } from './harness.js';
-import { createNode, NS, readyPod } from './endpoints-fixtures.js';
+import { createNode, NS, readyPod } from './endpoints/fixtures.js';
 
 interface PDBStatus {
   currentHealthy: number;

@@ -2,13 +2,13 @@
 // controller tests. Nothing is faked: controllers see the API exactly as in a running cluster.
 import { buildClusterApi, bootstrapClusterObjects, type ClusterApi, type ClusterApiOptions } from '../../../src/cluster/api.js';
 import type { LocalClient } from '../../../src/client/local.js';
-import type { Registry } from '../../../src/apiserver/registry.js';
-import { ControllerManager, type ControllerFactory } from '../../../src/controllers/manager.js';
+import type { Registry } from '../../../src/apiserver/registry/registry.js';
+import { ControllerManager, type ControllerFactory } from '../../../src/controllers/framework/manager.js';
 import type { KObject } from '../../../src/api/types.js';
 import { rfc3339 } from '../../../src/machinery/object.js';
 import { serviceAccountController } from '../../../src/controllers/serviceaccount.js';
 import { StatusError } from '../../../src/machinery/errors.js';
-import { SqliteStore } from '../../../src/storage/sqlite.js';
+import { SqliteStore } from '../../../src/storage/sqlite/store.js';
 
 export interface ControllerCluster {
   client: LocalClient;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KObject } from '../../../src/api/types.js';
-import { horizontalPodAutoscalerController } from '../../../src/controllers/hpa.js';
+import { horizontalPodAutoscalerController } from '../../../src/controllers/hpa/controller.js';
 import { controllerCluster, markPodRunning, type ControllerCluster } from './harness.js';
 
 interface Cond {

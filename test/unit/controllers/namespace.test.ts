@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { KObject } from '../../../src/api/types.js';
-import type { Namespace } from '../../../src/api/core-namespace.js';
-import { namespaceController } from '../../../src/controllers/namespace.js';
-import { gcResourcesFrom } from '../../../src/controllers/garbage-collector.js';
+import type { Namespace } from '../../../src/api/core/namespace.js';
+import { namespaceController } from '../../../src/controllers/namespace/controller.js';
+import { gcResourcesFrom } from '../../../src/controllers/garbage-collector/controller.js';
 import { StatusError } from '../../../src/machinery/errors.js';
 import { controllerCluster, createNamespace, type ControllerCluster } from './harness.js';
 

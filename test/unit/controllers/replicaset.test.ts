@@ -3,10 +3,10 @@ import { describe, it } from 'node:test';
 import type { KObject } from '../../../src/api/types.js';
 import { errors } from '../../../src/machinery/errors.js';
 import { rfc3339 } from '../../../src/machinery/object.js';
-import { replicaSetController, replicationControllerController } from '../../../src/controllers/replicaset.js';
-import { podsToDelete } from '../../../src/controllers/replicaset-rank.js';
+import { replicaSetController, replicationControllerController } from '../../../src/controllers/replicaset/controller.js';
+import { podsToDelete } from '../../../src/controllers/replicaset/rank.js';
 import { markPodRunning, type ControllerCluster } from './harness.js';
-import { workloadCluster } from './deployment-helpers.js';
+import { workloadCluster } from './deployment/helpers.js';
 
 const NS = 'default';
 const template = (labels: Record<string, string>) => ({ metadata: { labels }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });

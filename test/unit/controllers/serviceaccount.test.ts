@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { KObject } from '../../../src/api/types.js';
-import type { Pod } from '../../../src/api/core-pod-types.js';
+import type { Pod } from '../../../src/api/core/pod/types.js';
 import { serviceAccountController } from '../../../src/controllers/serviceaccount.js';
 import { StatusError } from '../../../src/machinery/errors.js';
 import { controllerCluster, type ControllerCluster } from './harness.js';

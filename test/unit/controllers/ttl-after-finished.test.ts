@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ttlAfterFinishedController, type TtlAfterFinishedController } from '../../../src/controllers/ttl-after-finished.js';
-import { jobController } from '../../../src/controllers/job.js';
-import type { Job } from '../../../src/api/batch-types.js';
+import { jobController } from '../../../src/controllers/job/controller.js';
+import type { Job } from '../../../src/api/batch/types.js';
 import type { KObject } from '../../../src/api/types.js';
 import { rfc3339 } from '../../../src/machinery/object.js';
 import type { ControllerCluster } from './harness.js';
-import { batchCluster, finishPod, job, podsOf, TestClock } from './job-helpers.js';
+import { batchCluster, finishPod, job, podsOf, TestClock } from './job/helpers.js';
 
 async function complete(c: ControllerCluster, name: string, at: number): Promise<void> {
   const rc = c.client.resource('batch/v1', 'jobs');

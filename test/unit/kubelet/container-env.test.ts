@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Container, Pod } from '../../../src/api/core-pod-types.js';
-import type { Service } from '../../../src/api/core-service-types.js';
-import { resolveContainerEnv, serviceEnvVars, type EnvContext, type EnvResult } from '../../../src/kubelet/container-env.js';
-import { expand, expandCommandAndArgs, expandSubPathExpr, mappingFor } from '../../../src/kubelet/env-expansion.js';
+import type { Container, Pod } from '../../../src/api/core/pod/types.js';
+import type { Service } from '../../../src/api/core/service/types.js';
+import { resolveContainerEnv, serviceEnvVars, type EnvContext, type EnvResult } from '../../../src/kubelet/pods/container-env.js';
+import { expand, expandCommandAndArgs, expandSubPathExpr, mappingFor } from '../../../src/kubelet/pods/env-expansion.js';
 
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 

@@ -4,8 +4,8 @@ import { appendFileSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { formatTimestamp, logOptions, parseCriLine, readLogs, type LogQuery } from '../../../src/kubelet/container-logs.js';
-import { ContainerLogRotator, rotationSuffix } from '../../../src/kubelet/log-rotation.js';
+import { formatTimestamp, logOptions, parseCriLine, readLogs, type LogQuery } from '../../../src/kubelet/logs/container-logs.js';
+import { ContainerLogRotator, rotationSuffix } from '../../../src/kubelet/logs/rotation.js';
 
 function tmp(t: { after: (fn: () => void) => void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'k1s-logs-'));

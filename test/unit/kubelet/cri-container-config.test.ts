@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Container, Pod } from '../../../src/api/core-pod-types.js';
+import type { Container, Pod } from '../../../src/api/core/pod/types.js';
 import {
   containerConfig,
   containerHash,
@@ -12,9 +12,9 @@ import {
   DEFAULT_READONLY_PATHS,
   writeEtcHosts,
   type ContainerConfigOptions,
-} from '../../../src/kubelet/cri-container-config.js';
-import type { VolumeMountSource } from '../../../src/kubelet/volumes.js';
-import { writePayloadAtomically } from '../../../src/kubelet/volume-atomic-writer.js';
+} from '../../../src/kubelet/cri/container-config.js';
+import type { VolumeMountSource } from '../../../src/kubelet/volumes/pod-volumes.js';
+import { writePayloadAtomically } from '../../../src/kubelet/volumes/atomic-writer.js';
 
 const base: ContainerConfigOptions = {
   attempt: 2,

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Pod } from '../../../src/api/core-pod-types.js';
-import { parseResolvConf, podDNSConfig, podHostnameAndDomain, type DNSSettings } from '../../../src/kubelet/dns-config.js';
+import type { Pod } from '../../../src/api/core/pod/types.js';
+import { parseResolvConf, podDNSConfig, podHostnameAndDomain, type DNSSettings } from '../../../src/kubelet/cri/dns-config.js';
 
 const host = parseResolvConf('# generated\nnameserver 192.168.0.1\nnameserver 192.168.0.2 ; second\nsearch corp.example.com. lab.example.com\noptions timeout:2 attempts:3\n');
 const cluster: DNSSettings = { clusterDNS: ['10.43.0.10'], clusterDomain: 'cluster.local', hostResolvConf: host };

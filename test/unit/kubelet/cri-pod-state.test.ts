@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CriClient } from '../../../src/runtime/cri-client.js';
-import { CriPodState } from '../../../src/kubelet/cri-pod-state.js';
+import { CriPodState } from '../../../src/kubelet/cri/pod-state.js';
 
 const UID = 'uid-1';
 const labels = { 'io.kubernetes.pod.uid': UID };

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { Container, Pod } from '../../../src/api/core-pod-types.js';
+import type { Container, Pod } from '../../../src/api/core/pod/types.js';
 import {
   computeQOS,
   containerLinuxResources,
@@ -15,7 +15,7 @@ import {
   podResourceConfig,
   removePodCgroup,
   sandboxLinuxResources,
-} from '../../../src/kubelet/qos-cgroups.js';
+} from '../../../src/kubelet/cri/qos-cgroups.js';
 
 const GiB = 2 ** 30;
 const pod = (containers: Container[], extra: Record<string, unknown> = {}, uid = 'uid-1'): Pod =>

@@ -2,8 +2,8 @@
 // a Warning Evicted event, its containers are killed, and it turns Failed/Evicted with a DisruptionTarget condition.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { evictionDecision, rankForEviction } from '../../../src/kubelet/eviction-ranking.js';
-import { parseThreshold } from '../../../src/kubelet/eviction-signals.js';
+import { evictionDecision, rankForEviction } from '../../../src/kubelet/eviction/ranking.js';
+import { parseThreshold } from '../../../src/kubelet/eviction/signals.js';
 import { condition, createPod, getPod, pod, simCluster } from './helpers.js';
 
 test('the kubelet evicts the BestEffort pod before the Guaranteed one under memory pressure', async (t) => {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Pod } from '../../../src/api/core-pod-types.js';
-import { podSandboxConfig, type SandboxOptions } from '../../../src/kubelet/cri-sandbox-config.js';
+import type { Pod } from '../../../src/api/core/pod/types.js';
+import { podSandboxConfig, type SandboxOptions } from '../../../src/kubelet/cri/sandbox-config.js';
 
 const opts: SandboxOptions = {
   attempt: 1,

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Pod } from '../../../src/api/core-pod-types.js';
-import { evictionDecision, isCriticalPod, podRequest, rankForEviction, type PodWithStats } from '../../../src/kubelet/eviction-ranking.js';
-import { defaultEvictionHard, thresholdsMet, type Observations } from '../../../src/kubelet/eviction-signals.js';
+import type { Pod } from '../../../src/api/core/pod/types.js';
+import { evictionDecision, isCriticalPod, podRequest, rankForEviction, type PodWithStats } from '../../../src/kubelet/eviction/ranking.js';
+import { defaultEvictionHard, thresholdsMet, type Observations } from '../../../src/kubelet/eviction/signals.js';
 
 const Mi = 1024 * 1024;
 

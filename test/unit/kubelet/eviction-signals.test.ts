@@ -12,7 +12,7 @@ import {
   pressureConditions,
   thresholdsMet,
   type Observations,
-} from '../../../src/kubelet/eviction-signals.js';
+} from '../../../src/kubelet/eviction/signals.js';
 
 const Mi = 1024 * 1024;
 const Gi = 1024 * Mi;

@@ -1,8 +1,8 @@
 // Shared set-up for the kubelet tests: a real in-process k1s with the node IPAM controller and simulated nodes.
 import { controllerCluster, type ControllerCluster } from '../controllers/harness.js';
 import { nodeIpamController } from '../../../src/controllers/node-ipam.js';
-import { SimulatedNodes, type SimulatedNodesOptions } from '../../../src/kubelet/simulated-nodes.js';
-import type { Pod } from '../../../src/api/core-pod-types.js';
+import { SimulatedNodes, type SimulatedNodesOptions } from '../../../src/kubelet/simulated/nodes.js';
+import type { Pod } from '../../../src/api/core/pod/types.js';
 import type { KObject } from '../../../src/api/types.js';
 
 export interface SimCluster extends ControllerCluster {

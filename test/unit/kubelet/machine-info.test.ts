@@ -9,7 +9,7 @@ import {
   parseMeminfo,
   parsePercentage,
   readMachineInfo,
-} from '../../../src/kubelet/machine-info.js';
+} from '../../../src/kubelet/node/machine-info.js';
 import { Quantity } from '../../../src/machinery/quantity.js';
 
 test('allocatable = capacity − memory.available 100Mi − nodefs.available 10% (float32 percentage, truncated)', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { firstFreeSubnet, nodeIpamController, subnetAt } from '../../../src/controllers/node-ipam.js';
-import type { Node } from '../../../src/api/core-node.js';
+import type { Node } from '../../../src/api/core/node/resource.js';
 import type { KObject } from '../../../src/api/types.js';
 import { controllerCluster } from '../controllers/harness.js';
 

@@ -1,11 +1,11 @@
-// The kubelet's status write (src/kubelet/pod-status-patch.ts): applied by the API server to the status it was made
+// The kubelet's status write (src/kubelet/pods/status-patch.ts): applied by the API server to the status it was made
 // from, the strategic merge patch gives exactly the new status; entries others added meanwhile stay; a pod
 // replaced under the same name is not touched.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Pod, PodStatus } from '../../../src/api/core-pod-types.js';
+import type { Pod, PodStatus } from '../../../src/api/core/pod/types.js';
 import type { KObject } from '../../../src/api/types.js';
-import { podStatusPatch } from '../../../src/kubelet/pod-status-patch.js';
+import { podStatusPatch } from '../../../src/kubelet/pods/status-patch.js';
 import { StatusError } from '../../../src/machinery/errors.js';
 import { controllerCluster, type ControllerCluster } from '../controllers/harness.js';
 import { createPod, getPod, pod } from './helpers.js';

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ContainerStatus, Pod } from '../../../src/api/core-pod-types.js';
-import { generatePodStatus, podPhase } from '../../../src/kubelet/pod-status.js';
+import type { ContainerStatus, Pod } from '../../../src/api/core/pod/types.js';
+import { generatePodStatus, podPhase } from '../../../src/kubelet/pods/status.js';
 import type { RuntimeContainer, RuntimePodStatus } from '../../../src/kubelet/runtime.js';
 import { Backoff, goDuration } from '../../../src/kubelet/backoff.js';
-import { parseDuration, shellScriptBehaviour, simBehaviour } from '../../../src/kubelet/sim-stages.js';
+import { parseDuration, shellScriptBehaviour, simBehaviour } from '../../../src/kubelet/simulated/stages.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 const mkPod = (spec: Record<string, unknown>, status: Record<string, unknown> = {}): Pod =>

@@ -3,8 +3,8 @@
 // others begin.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Container, Pod, Probe } from '../../../src/api/core-pod-types.js';
-import { PodProber } from '../../../src/kubelet/prober.js';
+import type { Container, Pod, Probe } from '../../../src/api/core/pod/types.js';
+import { PodProber } from '../../../src/kubelet/pods/prober.js';
 import type { PodRuntime, ProbeKind, ProbeResult, RuntimePodStatus } from '../../../src/kubelet/runtime.js';
 
 interface Call {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { goFloat, resourceMetricsText } from '../../../src/kubelet/resource-metrics.js';
-import type { NodeSample, PodSample } from '../../../src/kubelet/stats-summary.js';
+import { goFloat, resourceMetricsText } from '../../../src/kubelet/stats/resource-metrics.js';
+import type { NodeSample, PodSample } from '../../../src/kubelet/stats/summary.js';
 
 test("goFloat is Go's strconv.FormatFloat(v, 'g', -1, 64)", () => {
   const cases: [number, string][] = [

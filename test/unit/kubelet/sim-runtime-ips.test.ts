@@ -2,8 +2,8 @@
 // broadcast address are never given, addresses are handed out round-robin, a removed sandbox's address is free again.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Pod } from '../../../src/api/core-pod-types.js';
-import { SimRuntime } from '../../../src/kubelet/sim-runtime.js';
+import type { Pod } from '../../../src/api/core/pod/types.js';
+import { SimRuntime } from '../../../src/kubelet/simulated/runtime.js';
 
 const pod = (uid: string): Pod => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: uid, namespace: 'default', uid }, spec: { containers: [] } }) as Pod;
 

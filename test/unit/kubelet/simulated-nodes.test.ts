@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Node } from '../../../src/api/core-node.js';
-import type { Lease } from '../../../src/api/coordination.js';
+import type { Node } from '../../../src/api/core/node/resource.js';
+import type { Lease } from '../../../src/api/coordination/index.js';
 import type { KObject } from '../../../src/api/types.js';
-import { goArch } from '../../../src/kubelet/node-status.js';
+import { goArch } from '../../../src/kubelet/node/status.js';
 import { StatusError } from '../../../src/machinery/errors.js';
 import { simCluster } from './helpers.js';
 

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CriStatsProvider, podSamples, readNodeSample } from '../../../src/kubelet/stats-provider.js';
+import { CriStatsProvider, podSamples, readNodeSample } from '../../../src/kubelet/stats/provider.js';
 import { KubeletServer, issueKubeletServingCert } from '../../../src/kubelet/server.js';
 import { createCa, createClientCert, type CertKeyPem } from '../../../src/pki/certs.js';
 import { runtimeFixture, type RuntimeFixture } from './kubelet-server-fixture.js';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildSummary, CpuRateCache, nanoCores, podTotals, rfc3339, type NodeSample, type PodSample } from '../../../src/kubelet/stats-summary.js';
+import { buildSummary, CpuRateCache, nanoCores, podTotals, rfc3339, type NodeSample, type PodSample } from '../../../src/kubelet/stats/summary.js';
 
 const T = 1_700_000_000_000;
 

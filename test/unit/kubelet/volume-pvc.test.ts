@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Pod } from '../../../src/api/core-pod-types.js';
-import { PodVolumes, type VolumeContext } from '../../../src/kubelet/volumes.js';
-import { ephemeralClaimName, type ClaimLike, type ClaimSource, type PersistentVolumeLike } from '../../../src/kubelet/volume-pvc.js';
-import { containerMounts } from '../../../src/kubelet/cri-container-config.js';
+import type { Pod } from '../../../src/api/core/pod/types.js';
+import { PodVolumes, type VolumeContext } from '../../../src/kubelet/volumes/pod-volumes.js';
+import { ephemeralClaimName, type ClaimLike, type ClaimSource, type PersistentVolumeLike } from '../../../src/kubelet/volumes/pvc.js';
+import { containerMounts } from '../../../src/kubelet/cri/container-config.js';
 
 async function tmp(t: { after(fn: () => Promise<void>): void }): Promise<string> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'k1s-pvc-'));

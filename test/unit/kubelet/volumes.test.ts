@@ -4,9 +4,9 @@ import { promises as fs } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { Pod } from '../../../src/api/core-pod-types.js';
-import { writePayloadAtomically, type Payload } from '../../../src/kubelet/volume-atomic-writer.js';
-import { commandMounter, mountsUnder, PodVolumes, tearDownPodVolumes, type VolumeContext } from '../../../src/kubelet/volumes.js';
+import type { Pod } from '../../../src/api/core/pod/types.js';
+import { writePayloadAtomically, type Payload } from '../../../src/kubelet/volumes/atomic-writer.js';
+import { commandMounter, mountsUnder, PodVolumes, tearDownPodVolumes, type VolumeContext } from '../../../src/kubelet/volumes/pod-volumes.js';
 
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ManagedFieldsEntry } from '../../../src/api/types.js';
-import { applyPatch, type ApplyParams } from '../../../src/machinery/apply.js';
+import { applyPatch, type ApplyParams } from '../../../src/machinery/apply/apply.js';
 import { StatusError } from '../../../src/machinery/errors.js';
-import { updateManagedFields } from '../../../src/machinery/managed-fields.js';
+import { updateManagedFields } from '../../../src/machinery/apply/managed-fields.js';
 import { cmSchema, configMap, deepFreeze, pod, podSchema, set } from './apply-fixtures.js';
 
 const T0 = '2024-05-01T10:00:00Z';

@@ -13,7 +13,7 @@ import {
   parsePathElement,
   serializePathElement,
   valueElement as v,
-} from '../../../src/machinery/fieldset.js';
+} from '../../../src/machinery/apply/fieldset.js';
 import { cmSchema, configMap, deepFreeze, pod, podSchema, set } from './apply-fixtures.js';
 
 const json = (fs: FieldSet): string => JSON.stringify(fs.toFieldsV1());

@@ -3,11 +3,11 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { buildClusterApi } from '../../../src/cluster/api.js';
-import { SqliteStore } from '../../../src/storage/sqlite.js';
+import { SqliteStore } from '../../../src/storage/sqlite/store.js';
 import type { ManagedFieldsEntry } from '../../../src/api/types.js';
-import { capUpdateManagers, encodeManagedFields, managedFieldsAfterUpdate, recordUpdate } from '../../../src/machinery/managed-fields.js';
-import { createdFieldsV1 } from '../../../src/machinery/managed-fields-create.js';
-import type { Obj } from '../../../src/machinery/apply-values.js';
+import { capUpdateManagers, encodeManagedFields, managedFieldsAfterUpdate, recordUpdate } from '../../../src/machinery/apply/managed-fields.js';
+import { createdFieldsV1 } from '../../../src/machinery/apply/managed-fields-create.js';
+import type { Obj } from '../../../src/machinery/apply/values.js';
 import type { Schema, SchemaSet } from '../../../src/machinery/schema.js';
 import { podSchema, set as fixtureSet } from './apply-fixtures.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ManagedFieldsEntry } from '../../../src/api/types.js';
-import { FieldSet, fieldElement as f } from '../../../src/machinery/fieldset.js';
+import { FieldSet, fieldElement as f } from '../../../src/machinery/apply/fieldset.js';
 import {
   capUpdateManagers,
   decodeManagedFields,
@@ -9,7 +9,7 @@ import {
   managerIdentifier,
   printManager,
   updateManagedFields,
-} from '../../../src/machinery/managed-fields.js';
+} from '../../../src/machinery/apply/managed-fields.js';
 import { cmSchema, configMap, deepFreeze, set } from './apply-fixtures.js';
 
 const T0 = '2024-05-01T10:00:00Z';

@@ -5,7 +5,7 @@ import {
   MAX_JSON_PATCH_OPERATIONS,
   applyJsonPatch,
   jsonPatchStrictErrors,
-} from '../../../src/machinery/patch-json.js';
+} from '../../../src/machinery/patch/json-patch.js';
 
 type O = Record<string, unknown>;
 

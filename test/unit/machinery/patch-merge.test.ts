@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { StatusError } from '../../../src/machinery/errors.js';
-import { copyAlong } from '../../../src/machinery/patch-common.js';
-import { applyMergePatch } from '../../../src/machinery/patch-merge.js';
+import { copyAlong } from '../../../src/machinery/patch/common.js';
+import { applyMergePatch } from '../../../src/machinery/patch/merge-patch.js';
 
 type O = Record<string, unknown>;
 

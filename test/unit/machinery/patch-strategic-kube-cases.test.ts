@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { copyAlong } from '../../../src/machinery/patch-common.js';
-import { applyStrategicMergePatch } from '../../../src/machinery/patch-strategic.js';
+import { copyAlong } from '../../../src/machinery/patch/common.js';
+import { applyStrategicMergePatch } from '../../../src/machinery/patch/strategic.js';
 
 function deepFreeze<T>(v: T): T {
   if (v && typeof v === 'object') {

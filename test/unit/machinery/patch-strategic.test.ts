@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { StatusError } from '../../../src/machinery/errors.js';
-import { applyStrategicMergePatch } from '../../../src/machinery/patch-strategic.js';
+import { applyStrategicMergePatch } from '../../../src/machinery/patch/strategic.js';
 import { SchemaSet, s } from '../../../src/machinery/schema.js';
 
 type O = Record<string, unknown>;

@@ -1,11 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { podDefinitions } from '../../../src/api/core-pod-schema.js';
+import { podDefinitions } from '../../../src/api/core/pod/schema.js';
 import { baseDefinitions } from '../../../src/api/index.js';
 import { META, metaDefinitions } from '../../../src/api/meta.js';
-import { protoTags } from '../../../src/api/proto-tags.js';
+import { protoTags } from '../../../src/api/proto-tags/index.js';
 import { StatusError } from '../../../src/machinery/errors.js';
-import { decodeK8sProtobuf, goDuration, type ProtoTags } from '../../../src/machinery/protobuf.js';
+import { decodeK8sProtobuf, goDuration, type ProtoTags } from '../../../src/machinery/protobuf/decode.js';
 import { SchemaSet, s } from '../../../src/machinery/schema.js';
 import { kubectlFixtures } from './protobuf-fixtures.js';
 import { cat, dbl, envelope, key, len, MAGIC, prng, varint, vint, type Bytes } from './protobuf-helpers.js';

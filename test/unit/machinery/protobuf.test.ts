@@ -1,9 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { baseDefinitions } from '../../../src/api/index.js';
-import { podDefinitions } from '../../../src/api/core-pod-schema.js';
-import { missingProtoTags, protoTags, type ProtoTags } from '../../../src/api/proto-tags.js';
-import { decodeK8sProtobuf } from '../../../src/machinery/protobuf.js';
+import { podDefinitions } from '../../../src/api/core/pod/schema.js';
+import { missingProtoTags, protoTags, type ProtoTags } from '../../../src/api/proto-tags/index.js';
+import { decodeK8sProtobuf } from '../../../src/machinery/protobuf/decode.js';
 import { SchemaSet, s } from '../../../src/machinery/schema.js';
 import { kubectlFixtures } from './protobuf-fixtures.js';
 import { dropNulls } from './protobuf-helpers.js';

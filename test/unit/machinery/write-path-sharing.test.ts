@@ -3,12 +3,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ManagedFieldsEntry } from '../../../src/api/types.js';
-import { compareObjects, fieldsOf } from '../../../src/machinery/apply-walk.js';
+import { compareObjects, fieldsOf } from '../../../src/machinery/apply/walk.js';
 import { checkAgainstSchema } from '../../../src/machinery/field-validation.js';
-import { FieldSet, fieldElement as f } from '../../../src/machinery/fieldset.js';
-import { decodeManagedFields, encodeManagedFields, updateManagedFields } from '../../../src/machinery/managed-fields.js';
-import { normalizePodEncoding } from '../../../src/api/core-pod-encoding.js';
-import type { Pod } from '../../../src/api/core-pod-types.js';
+import { FieldSet, fieldElement as f } from '../../../src/machinery/apply/fieldset.js';
+import { decodeManagedFields, encodeManagedFields, updateManagedFields } from '../../../src/machinery/apply/managed-fields.js';
+import { normalizePodEncoding } from '../../../src/api/core/pod/encoding.js';
+import type { Pod } from '../../../src/api/core/pod/types.js';
 import { podSchema, set } from './apply-fixtures.js';
 
 type O = Record<string, unknown>;

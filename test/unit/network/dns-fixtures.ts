@@ -5,7 +5,7 @@ import net from 'node:net';
 import dnsPacket, { type Answer, type DecodedPacket, type RecordType } from 'dns-packet';
 import type { KObject } from '../../../src/api/types.js';
 import { controllerCluster, waitFor, type ControllerCluster } from '../controllers/harness.js';
-import { startClusterDNS, type ClusterDNS, type ClusterDNSOptions } from '../../../src/network/dns-server.js';
+import { startClusterDNS, type ClusterDNS, type ClusterDNSOptions } from '../../../src/network/dns/server.js';
 
 export type Reply = DecodedPacket & { rcode: string; /** bytes on the wire (UDP) */ size?: number };
 

@@ -8,8 +8,8 @@ import dgram from 'node:dgram';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DnsForwarder, readUpstreams } from '../../../src/network/dns-forward.js';
-import { startClusterDNS } from '../../../src/network/dns-server.js';
+import { DnsForwarder, readUpstreams } from '../../../src/network/dns/forward.js';
+import { startClusterDNS } from '../../../src/network/dns/server.js';
 import { dataOf, dnsCluster, fakeUpstream, namespace, query, service, until, type DnsCluster, type FakeUpstream } from './dns-fixtures.js';
 
 let up: FakeUpstream;

@@ -5,9 +5,9 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import dnsPacket, { type DecodedPacket } from 'dns-packet';
 import { InformerFactory } from '../../../src/client/informer.js';
-import { ClusterDnsRecords } from '../../../src/network/dns-records.js';
-import { DnsForwarder } from '../../../src/network/dns-forward.js';
-import { DnsHandler } from '../../../src/network/dns-handler.js';
+import { ClusterDnsRecords } from '../../../src/network/dns/records.js';
+import { DnsForwarder } from '../../../src/network/dns/forward.js';
+import { DnsHandler } from '../../../src/network/dns/handler.js';
 import { controllerCluster, waitFor, type ControllerCluster } from '../controllers/harness.js';
 import { service, slice } from './dns-fixtures.js';
 

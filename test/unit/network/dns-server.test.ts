@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import dnsPacket from 'dns-packet';
 import { InformerFactory } from '../../../src/client/informer.js';
-import { startClusterDNS } from '../../../src/network/dns-server.js';
+import { startClusterDNS } from '../../../src/network/dns/server.js';
 import { dataOf, dnsCluster, namespace, query, rawTcp, rawUdp, service, slice, until, type DnsCluster } from './dns-fixtures.js';
 
 const run = promisify(execFile);

@@ -1,4 +1,4 @@
-// The cluster DNS worker thread (src/network/dns-worker.ts, fed by dns-mirror.ts): it answers from its copy of the
+// The cluster DNS worker thread (src/network/dns/worker.ts, fed by network/dns/mirror.ts): it answers from its copy of the
 // records, follows changes, keeps answering while the main thread's event loop is blocked, and is replaced (with
 // the records) when it dies.
 import { test, before, after } from 'node:test';
@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';
 import type { KObject } from '../../../src/api/types.js';
 import type { InformerHandler } from '../../../src/client/informer.js';
-import { DnsFeed, DnsMirror, type FeedMessage } from '../../../src/network/dns-mirror.js';
-import { dnsWorkerURL } from '../../../src/network/dns-server.js';
+import { DnsFeed, DnsMirror, type FeedMessage } from '../../../src/network/dns/mirror.js';
+import { dnsWorkerURL } from '../../../src/network/dns/server.js';
 import { waitFor } from '../controllers/harness.js';
 import { dataOf, dnsCluster, namespace, query, service, slice, until, type DnsCluster } from './dns-fixtures.js';
 

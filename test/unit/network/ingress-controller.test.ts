@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { KObject } from '../../../src/api/types.js';
-import { startIngressController, type IngressController } from '../../../src/network/ingress-controller.js';
-import { FAKE_CERT_CN } from '../../../src/network/ingress-tls.js';
+import { startIngressController, type IngressController } from '../../../src/network/ingress/controller.js';
+import { FAKE_CERT_CN } from '../../../src/network/ingress/tls.js';
 import { createCa, createServingCert } from '../../../src/pki/certs.js';
 import { controllerCluster, type ControllerCluster } from '../controllers/harness.js';
 import { createIngress, get, ingress, tlsSecret, upgrade } from './ingress-fixtures.js';

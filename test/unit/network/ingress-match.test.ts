@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Ingress } from '../../../src/api/networking-ingress-schema.js';
-import { buildRouteTable, hostMatches, matchRoute, requestHost, requestPath } from '../../../src/network/ingress-match.js';
+import type { Ingress } from '../../../src/api/networking/ingress/schema.js';
+import { buildRouteTable, hostMatches, matchRoute, requestHost, requestPath } from '../../../src/network/ingress/match.js';
 
 type P = [pathType: string, path: string, svc: string];
 let seq = 0;

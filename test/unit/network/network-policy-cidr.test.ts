@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatCidr4, ipBlockRanges, ipInCidr, parseCidr4, subtractCidrs } from '../../../src/network/network-policy-cidr.js';
+import { formatCidr4, ipBlockRanges, ipInCidr, parseCidr4, subtractCidrs } from '../../../src/network/network-policy/cidr.js';
 
 const c = (s: string) => parseCidr4(s)!;
 

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Pod } from '../../../src/api/core-pod-types.js';
+import type { Pod } from '../../../src/api/core/pod/types.js';
 import type { KObject } from '../../../src/api/types.js';
-import type { NetworkPolicy, NetworkPolicySpec } from '../../../src/api/networking-netpol-validation.js';
-import { compileNetworkPolicies, effectivePolicyTypes, type PodPolicy } from '../../../src/network/network-policy-model.js';
+import type { NetworkPolicy, NetworkPolicySpec } from '../../../src/api/networking/networkpolicy/validation.js';
+import { compileNetworkPolicies, effectivePolicyTypes, type PodPolicy } from '../../../src/network/network-policy/model.js';
 
 const NODE = 'node-a';
 

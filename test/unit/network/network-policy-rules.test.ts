@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { PodPolicy } from '../../../src/network/network-policy-model.js';
-import { buildPolicyChains, podChains, policyChainPrefix, restorePlan } from '../../../src/network/network-policy-rules.js';
+import type { PodPolicy } from '../../../src/network/network-policy/model.js';
+import { buildPolicyChains, podChains, policyChainPrefix, restorePlan } from '../../../src/network/network-policy/rules.js';
 
 const web: PodPolicy = {
   uid: 'u-web',

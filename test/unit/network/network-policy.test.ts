@@ -3,10 +3,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { controllerCluster, type ControllerCluster } from '../controllers/harness.js';
-import { NetworkPolicyEnforcer, removeNetworkPolicyChains } from '../../../src/network/network-policy.js';
-import { policyChainPrefix } from '../../../src/network/network-policy-rules.js';
-import { ServiceProxy } from '../../../src/network/service-proxy.js';
-import { iptablesSave, removeProxyChains } from '../../../src/network/service-proxy-iptables.js';
+import { NetworkPolicyEnforcer, removeNetworkPolicyChains } from '../../../src/network/network-policy/enforcer.js';
+import { policyChainPrefix } from '../../../src/network/network-policy/rules.js';
+import { ServiceProxy } from '../../../src/network/service-proxy/proxy.js';
+import { iptablesSave, removeProxyChains } from '../../../src/network/service-proxy/iptables.js';
 import type { KObject } from '../../../src/api/types.js';
 import { createTestNetwork, httpGet, type TestNetwork } from './service-proxy-netns.js';
 import { service, slice } from './service-proxy-fixtures.js';

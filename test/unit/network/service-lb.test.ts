@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { KObject } from '../../../src/api/types.js';
-import { startServiceLoadBalancer, type ServiceLoadBalancer } from '../../../src/network/service-lb.js';
+import { startServiceLoadBalancer, type ServiceLoadBalancer } from '../../../src/network/service-lb/load-balancer.js';
 import { controllerCluster, type ControllerCluster } from '../controllers/harness.js';
 import { createService, createSlice, eventsFor, freePort, tcpBackend, tcpRead, udpAsk, udpBackend, type Backend } from './service-lb-fixtures.js';
 

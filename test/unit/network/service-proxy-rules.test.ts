@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execa } from 'execa';
-import { buildServicePorts, categorizeEndpoints } from '../../../src/network/service-proxy-model.js';
-import { buildProxyRules, chainContents, chainHash, restoreText, jumpRules, type ProxyRules } from '../../../src/network/service-proxy-rules.js';
-import { parseSave } from '../../../src/network/service-proxy-iptables.js';
-import { proxyChainPrefix } from '../../../src/network/service-proxy-node.js';
+import { buildServicePorts, categorizeEndpoints } from '../../../src/network/service-proxy/model.js';
+import { buildProxyRules, chainContents, chainHash, restoreText, jumpRules, type ProxyRules } from '../../../src/network/service-proxy/rules.js';
+import { parseSave } from '../../../src/network/service-proxy/iptables.js';
+import { proxyChainPrefix } from '../../../src/network/service-proxy/node.js';
 import { service, slice } from './service-proxy-fixtures.js';
 
 const OPTS = { prefix: 'K1S', clusterCIDR: '10.42.0.0/16' };

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KObject } from '../../../src/api/types.js';
-import { podInfo } from '../../../src/scheduler/filters.js';
+import { podInfo } from '../../../src/scheduler/plugins/filters.js';
 import { NodeInfo } from '../../../src/scheduler/node-info.js';
 import {
   ImageStates,
@@ -12,7 +12,7 @@ import {
   MAX_CONTAINER_THRESHOLD,
   MIN_THRESHOLD,
   normalizeImageName,
-} from '../../../src/scheduler/plugin-image-locality.js';
+} from '../../../src/scheduler/plugins/image-locality.js';
 import { schedulerFactory } from '../../../src/scheduler/scheduler.js';
 import { controllerCluster } from '../controllers/harness.js';
 import { node, nodeNameOf, pod } from './fixtures.js';

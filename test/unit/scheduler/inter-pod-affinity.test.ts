@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KObject } from '../../../src/api/types.js';
-import { podInfo } from '../../../src/scheduler/filters.js';
+import { podInfo } from '../../../src/scheduler/plugins/filters.js';
 import {
   interPodAffinityFilter,
   interPodAffinityScores,
   REASON_AFFINITY,
   REASON_ANTI_AFFINITY,
   REASON_EXISTING_ANTI_AFFINITY,
-} from '../../../src/scheduler/inter-pod-affinity.js';
+} from '../../../src/scheduler/plugins/inter-pod-affinity.js';
 import { findPlacement } from '../../../src/scheduler/scheduler.js';
 import { feasible, HOST, labelled, place, ZONE, zonedCluster } from './topology-spread-fixtures.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KObject } from '../../../src/api/types.js';
-import { podInfo, runFilters, toleratesTaint } from '../../../src/scheduler/filters.js';
+import { podInfo, runFilters, toleratesTaint } from '../../../src/scheduler/plugins/filters.js';
 import { fitErrorMessage } from '../../../src/scheduler/messages.js';
 import { NodeInfo, podEntry } from '../../../src/scheduler/node-info.js';
 import { podRequests } from '../../../src/scheduler/resources.js';
@@ -11,7 +11,7 @@ import {
   leastAllocatedScore,
   scoreNodes,
   selectHost,
-} from '../../../src/scheduler/scores.js';
+} from '../../../src/scheduler/plugins/scores.js';
 import { node, pod, type NodeOpts } from './fixtures.js';
 
 function info(name: string, o: NodeOpts = {}, pods: KObject[] = []): NodeInfo {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KObject } from '../../../src/api/types.js';
-import { podInfo, runFilters, type FilterStatus } from '../../../src/scheduler/filters.js';
+import { podInfo, runFilters, type FilterStatus } from '../../../src/scheduler/plugins/filters.js';
 import { NodeInfo, podEntry, type PodEntry } from '../../../src/scheduler/node-info.js';
 import {
   pdbView,
@@ -13,10 +13,10 @@ import {
   type Candidate,
   type PdbView,
   type Victims,
-} from '../../../src/scheduler/preemption.js';
-import { Nominator } from '../../../src/scheduler/preemption-nominator.js';
+} from '../../../src/scheduler/preemption/post-filter.js';
+import { Nominator } from '../../../src/scheduler/preemption/nominator.js';
 import { findPlacement } from '../../../src/scheduler/scheduler.js';
-import type { PodDisruptionBudget } from '../../../src/api/policy-pdb.js';
+import type { PodDisruptionBudget } from '../../../src/api/policy/poddisruptionbudget/resource.js';
 import { node, pod } from './fixtures.js';
 
 let uidSeq = 0;

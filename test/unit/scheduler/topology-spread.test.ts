@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { podInfo } from '../../../src/scheduler/filters.js';
+import { podInfo } from '../../../src/scheduler/plugins/filters.js';
 import { selectorFromSet } from '../../../src/machinery/labels.js';
 import { defaultSelectorFor } from '../../../src/scheduler/cluster-lookups.js';
 import { findPlacement } from '../../../src/scheduler/scheduler.js';
-import { podTopologySpreadFilter, podTopologySpreadScores, REASON_SPREAD_CONSTRAINTS, REASON_SPREAD_MISSING_LABEL } from '../../../src/scheduler/topology-spread.js';
+import { podTopologySpreadFilter, podTopologySpreadScores, REASON_SPREAD_CONSTRAINTS, REASON_SPREAD_MISSING_LABEL } from '../../../src/scheduler/plugins/topology-spread.js';
 import type { KObject } from '../../../src/api/types.js';
 import { feasible, HOST, labelled, place, ZONE, zonedCluster } from './topology-spread-fixtures.js';
 

@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KObject } from '../../../src/api/types.js';
 import { schedulerFactory } from '../../../src/scheduler/scheduler.js';
-import { findMatchingVolume } from '../../../src/scheduler/volume-binding-match.js';
-import { claimProblem } from '../../../src/scheduler/plugin-volume-binding.js';
-import type { PV, PVC } from '../../../src/scheduler/volume-binding-types.js';
+import { findMatchingVolume } from '../../../src/api/core/persistentvolume/matching.js';
+import { claimProblem } from '../../../src/scheduler/plugins/volume-binding.js';
+import type { PV, PVC } from '../../../src/scheduler/volume-binding/types.js';
 import { controllerCluster, type ControllerCluster } from '../controllers/harness.js';
 import { node, nodeNameOf, pod, scheduledCondition } from './fixtures.js';
 

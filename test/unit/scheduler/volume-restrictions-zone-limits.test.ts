@@ -4,11 +4,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KObject } from '../../../src/api/types.js';
 import { schedulerFactory } from '../../../src/scheduler/scheduler.js';
-import { podInfo, runFilters } from '../../../src/scheduler/filters.js';
+import { podInfo, runFilters } from '../../../src/scheduler/plugins/filters.js';
 import { SchedulerCache } from '../../../src/scheduler/node-info.js';
-import { diskConflict } from '../../../src/scheduler/plugin-volume-restrictions.js';
-import { zonesOf } from '../../../src/scheduler/plugin-volume-zone.js';
-import { csiLimits } from '../../../src/scheduler/plugin-node-volume-limits.js';
+import { diskConflict } from '../../../src/scheduler/plugins/volume-restrictions.js';
+import { zonesOf } from '../../../src/scheduler/plugins/volume-zone.js';
+import { csiLimits } from '../../../src/scheduler/plugins/node-volume-limits.js';
 import { controllerCluster, type ControllerCluster } from '../controllers/harness.js';
 import { node, nodeNameOf, pod, scheduledCondition } from './fixtures.js';
 

@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { openDatabase } from '../../../src/storage/sqlite-schema.js';
-import { SqliteStore } from '../../../src/storage/sqlite.js';
+import { openDatabase } from '../../../src/storage/sqlite/schema.js';
+import { SqliteStore } from '../../../src/storage/sqlite/store.js';
 
 const SECONDS = 2;
 

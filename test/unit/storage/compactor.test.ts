@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Compactor } from '../../../src/storage/compactor.js';
-import { SqliteStore } from '../../../src/storage/sqlite.js';
+import { SqliteStore } from '../../../src/storage/sqlite/store.js';
 
 describe('Compactor', () => {
   it('compacts to the newest revision at least retentionMs old', async () => {

@@ -1,0 +1,88 @@
+// Discovery and OpenAPI routes, generated from the registry's definitions on each request (cheap, and CRDs
+// will change them at run time).
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { StatusError } from '../../machinery/errors.js';
+import {
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+  aggregatedDiscovery,
+  discoveryVariant,
+} from './documents.js';
+import type { Registry } from '../registry/registry.js';
+
+function send(reply: FastifyReply, body: unknown, contentType = 'application/json'): FastifyReply {
+  return reply.code(200).header('content-type', contentType).send(Buffer.from(JSON.stringify(body)));
+}
+
+const notFound = () => new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
+
+/** Caches documents per registry generation: they only change when resources are added. */
+function memo<T>(registry: Registry): (key: string, make: () => T) => T {
+  let gen = -1;
+  const cache = new Map<string, T>();
+  return (key, make) => {
+    if (gen !== registry.generation) {
+      cache.clear();
+      gen = registry.generation;
+    }
+    let v = cache.get(key);
+    if (v === undefined) {
+      v = make();
+      cache.set(key, v);
+    }
+    return v;
+  };
+}
+
+export function registerDiscoveryRoutes(app: FastifyInstance, registry: Registry): void {
+  const defs = () => registry.definitions;
+  const cached = memo<unknown>(registry);
+  app.get('/api', async (req, reply) => {
+    const v = discoveryVariant(req.headers.accept);
+    if (v) return send(reply, aggregatedDiscovery(defs(), 'api', v.version), v.contentType);
+    return send(reply, apiVersions(req.hostname));
+  });
+  app.get('/apis', async (req, reply) => {
+    const v = discoveryVariant(req.headers.accept);
+    if (v) return send(reply, aggregatedDiscovery(defs(), 'apis', v.version), v.contentType);
+    return send(reply, apiGroupList(defs()));
+  });
+  app.get('/api/v1', async (_req, reply) => send(reply, apiResourceList(defs(), '', 'v1')));
+  app.get('/apis/:group', async (req, reply) => {
+    const { group } = req.params as { group: string };
+    const g = apiGroupList(defs()).groups.find((x: { name: string }) => x.name === group);
+    if (!g) throw notFound();
+    return send(reply, { kind: 'APIGroup', apiVersion: 'v1', ...g });
+  });
+  app.get('/apis/:group/:version', async (req, reply) => {
+    const { group, version } = req.params as { group: string; version: string };
+    if (!defs().some((d) => d.group === group && d.version === version)) throw notFound();
+    return send(reply, apiResourceList(defs(), group, version));
+  });
+  // The OpenAPI generators load on the first OpenAPI request, not at start-up.
+  const openapi = () => import('../openapi/index.js');
+  app.get('/openapi/v2', async (req, reply) => {
+    const { negotiateOpenapiV2, OPENAPI_V2_PROTOBUF, openapiV2, openapiV2Protobuf } = await openapi();
+    // client-go asks for the protobuf form only
+    const form = negotiateOpenapiV2(req.headers.accept);
+    if (!form) throw new StatusError(406, 'NotAcceptable', 'only application/json and protobuf OpenAPI v2 are served');
+    if (form === 'protobuf') {
+      const pb = cached('v2pb', () => openapiV2Protobuf(cached('v2', () => openapiV2(defs(), registry.schemas)) as ReturnType<typeof openapiV2>));
+      return reply.code(200).header('content-type', OPENAPI_V2_PROTOBUF).send(pb);
+    }
+    return send(reply, cached('v2', () => openapiV2(defs(), registry.schemas)));
+  });
+  app.get('/openapi/v3', async (_req, reply) => {
+    const { openapiV3Index } = await openapi();
+    return send(reply, cached('v3', () => openapiV3Index(defs(), registry.schemas)));
+  });
+  app.get('/openapi/v3/*', async (req, reply) => {
+    const { openapiV3GroupVersion, parseOpenapiV3Path } = await openapi();
+    const gv = req.url.split('?')[0].slice('/openapi/v3/'.length);
+    const p = parseOpenapiV3Path(gv);
+    if (!p || !defs().some((d) => d.group === p.group && d.version === p.version)) throw notFound();
+    const doc = cached(`v3/${p.group}/${p.version}`, () => openapiV3GroupVersion(defs(), registry.schemas, gv));
+    return send(reply, doc);
+  });
+}

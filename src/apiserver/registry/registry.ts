@@ -1,0 +1,79 @@
+// All served resources of one cluster: a ResourceStore per (group, version, resource), built from definitions.
+import type { ResourceDefinition } from '../../api/types.js';
+import { SchemaSet, type Definitions } from '../../machinery/schema.js';
+import type { Store } from '../../storage/types.js';
+import { Admission } from '../admission/chain.js';
+import { actionKey, type ActionHandler } from './actions.js';
+import { ResourceStore } from './store.js';
+import type { AccessDecider } from '../../api/rbac/rules.js';
+
+export class Registry {
+  readonly schemas: SchemaSet;
+  readonly admission = new Admission();
+  /** answers the access-review kinds (the same authorizer the API server enforces); unset: system:masters only */
+  authorizer?: AccessDecider;
+  private readonly stores = new Map<string, ResourceStore>();
+  private readonly byKind = new Map<string, ResourceStore>();
+  readonly definitions: ResourceDefinition[] = [];
+  private readonly actions = new Map<string, ActionHandler>();
+  /** bumped whenever the set of resources changes, so generated documents can be cached */
+  generation = 0;
+
+  constructor(
+    readonly store: Store,
+    definitions: ResourceDefinition[],
+    baseDefinitions: Definitions[],
+  ) {
+    this.schemas = new SchemaSet(...baseDefinitions);
+    for (const d of definitions) this.add(d);
+  }
+
+  add(def: ResourceDefinition): ResourceStore {
+    const k = `${def.group}/${def.version}/${def.plural}`;
+    if (this.stores.has(k)) throw new Error(`resource ${k} is defined twice`);
+    this.schemas.add(def.definitions);
+    const rs = new ResourceStore(def, {
+      store: this.store,
+      schemas: this.schemas,
+      admission: this.admission,
+      kindSchema: (apiVersion, kind) => this.forKind(apiVersion, kind)?.def.schemaRef,
+      freezeWatchObjects: process.env.K1S_FREEZE_WATCH_OBJECTS === '1',
+    });
+    this.stores.set(k, rs);
+    this.byKind.set(`${def.group}/${def.version}/${def.kind}`, rs);
+    this.definitions.push(def);
+    this.generation++;
+    return rs;
+  }
+
+  /** Implements an action subresource declared by a definition (subresources.actions). */
+  handleAction(group: string, plural: string, name: string, handler: ActionHandler): void {
+    this.actions.set(actionKey(group, plural, name), handler);
+  }
+
+  action(group: string, plural: string, name: string): ActionHandler | undefined {
+    return this.actions.get(actionKey(group, plural, name));
+  }
+
+  lookup(group: string, version: string, plural: string): ResourceStore | undefined {
+    return this.stores.get(`${group}/${version}/${plural}`);
+  }
+
+  /** The store for an apiVersion + kind, e.g. ("v1", "Pod"). */
+  forKind(apiVersion: string, kind: string): ResourceStore | undefined {
+    const i = apiVersion.indexOf('/');
+    const group = i >= 0 ? apiVersion.slice(0, i) : '';
+    const version = i >= 0 ? apiVersion.slice(i + 1) : apiVersion;
+    return this.byKind.get(`${group}/${version}/${kind}`);
+  }
+
+  mustLookup(group: string, version: string, plural: string): ResourceStore {
+    const rs = this.lookup(group, version, plural);
+    if (!rs) throw new Error(`resource ${plural}.${group || 'core'}/${version} is not registered`);
+    return rs;
+  }
+
+  all(): ResourceStore[] {
+    return [...this.stores.values()];
+  }
+}
