@@ -2,7 +2,10 @@
 // typed strategy (kube-apiserver's generic registry). Adding a built-in kind is one ResourceDefinition.
 import type { FieldError } from '../machinery/errors.js';
 import type { Definitions } from '../machinery/schema.js';
+import type { ManagedFieldsEntry } from '../machinery/apply/managed-fields.js';
 import type { AccessDecider } from './rbac/rules.js';
+
+export type { ManagedFieldsEntry };
 
 export interface ObjectMeta {
   name?: string;
@@ -29,16 +32,6 @@ export interface OwnerReference {
   uid: string;
   controller?: boolean;
   blockOwnerDeletion?: boolean;
-}
-
-export interface ManagedFieldsEntry {
-  manager?: string;
-  operation?: 'Apply' | 'Update';
-  apiVersion?: string;
-  time?: string;
-  fieldsType?: 'FieldsV1';
-  fieldsV1?: Record<string, unknown>;
-  subresource?: string;
 }
 
 /** Any Kubernetes object. Kinds narrow this with their own fields. */

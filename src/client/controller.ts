@@ -25,6 +25,9 @@ export interface Controller {
   stop(): void;
 }
 
+/** How a manager makes a controller for its cluster. */
+export type ControllerFactory = (ctx: ControllerContext) => Controller;
+
 export interface ReconcilerOptions {
   workers?: number;
   baseDelayMs?: number;

@@ -7,14 +7,14 @@ import { LocalClient } from '../client/local.js';
 import { csrRequester } from '../apiserver/admission/csr-requester.js';
 import { serviceAllocation } from '../apiserver/admission/service-ip.js';
 import { componentStatuses, kubernetesService } from '../api/core/more-kinds.js';
-import { builtinPriorityClasses, priorityClassAdmission } from '../api/scheduling/index.js';
+import { builtinPriorityClasses } from '../api/scheduling/index.js';
 import type { ServiceAccountTokens } from '../pki/service-account-tokens.js';
 import { serviceAccountAuthenticator, tokenRequestHandler } from '../apiserver/auth/serviceaccount-token.js';
 import { registerPodActions } from '../apiserver/pods/actions.js';
 import { cachedTokenAuthenticator } from '../apiserver/auth/token-cache.js';
 import { serviceAccountAdmission } from '../apiserver/admission/serviceaccount.js';
 import { defaultTolerationSeconds } from '../apiserver/admission/default-tolerations.js';
-import { podPriorityAdmission } from '../apiserver/admission/priority.js';
+import { podPriorityAdmission, priorityClassAdmission } from '../apiserver/admission/priority.js';
 import { limitRangerAdmission } from '../apiserver/admission/limitranger.js';
 import { resourceQuotaAdmission } from '../apiserver/admission/resourcequota.js';
 import {

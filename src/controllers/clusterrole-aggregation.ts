@@ -7,8 +7,7 @@ import { fromLabelSelector, type MetaLabelSelector } from '../machinery/labels.j
 import { clone, deepEqual } from '../machinery/object.js';
 import { StatusError } from '../machinery/errors.js';
 import { splitKey } from '../client/informer.js';
-import { Reconciler } from '../client/controller.js';
-import type { ControllerFactory } from './framework/manager.js';
+import { Reconciler, type ControllerFactory } from '../client/controller.js';
 
 const RBAC = 'rbac.authorization.k8s.io/v1';
 

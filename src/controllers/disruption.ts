@@ -9,8 +9,7 @@ import { splitKey, type Informer } from '../client/informer.js';
 import { StatusError } from '../machinery/errors.js';
 import { fromLabelSelector, type MetaLabelSelector } from '../machinery/labels.js';
 import { clone, deepEqual, rfc3339 } from '../machinery/object.js';
-import { Reconciler, type ControllerContext } from '../client/controller.js';
-import type { ControllerFactory } from './framework/manager.js';
+import { Reconciler, type ControllerContext, type ControllerFactory } from '../client/controller.js';
 import { controllerOf, type OwnerReference } from './framework/owner.js';
 import { isPodReady } from './framework/pod-util.js';
 

@@ -1,6 +1,6 @@
 // The controllers kube-controller-manager runs by default, as k1s runs them (one manager, one Lease).
 import type { ResourceDefinition } from '../api/types.js';
-import type { ControllerFactory } from './framework/manager.js';
+import type { ControllerFactory } from '../client/controller.js';
 import { cronJobController } from './cronjob/controller.js';
 import { daemonSetController } from './daemonset/controller.js';
 import { deploymentController } from './deployment/controller.js';

@@ -5,8 +5,7 @@
 import type { Node } from '../api/core/node/resource.js';
 import type { Informer } from '../client/informer.js';
 import { StatusError } from '../machinery/errors.js';
-import type { ControllerFactory } from './framework/manager.js';
-import { Reconciler, type ControllerContext } from '../client/controller.js';
+import { type ControllerFactory, Reconciler, type ControllerContext } from '../client/controller.js';
 
 export interface NodeIpamOptions {
   /** default 10.42.0.0/16 */

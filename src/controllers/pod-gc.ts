@@ -10,8 +10,7 @@ import type { KObject } from '../api/types.js';
 import type { ReconcileResult } from '../client/workqueue.js';
 import { StatusError } from '../machinery/errors.js';
 import { clone, rfc3339 } from '../machinery/object.js';
-import { Reconciler, type ControllerContext } from '../client/controller.js';
-import type { ControllerFactory } from './framework/manager.js';
+import { Reconciler, type ControllerContext, type ControllerFactory } from '../client/controller.js';
 import { TAINT_OUT_OF_SERVICE, type Taint } from './node-lifecycle/taints.js';
 import { nodeNameOf, podPhase } from './framework/pod-util.js';
 

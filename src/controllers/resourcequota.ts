@@ -6,8 +6,7 @@ import type { KObject } from '../api/types.js';
 import { splitKey, type Informer } from '../client/informer.js';
 import { StatusError } from '../machinery/errors.js';
 import { clone } from '../machinery/object.js';
-import { Reconciler, type ControllerContext } from '../client/controller.js';
-import type { ControllerFactory } from './framework/manager.js';
+import { Reconciler, type ControllerContext, type ControllerFactory } from '../client/controller.js';
 import { canonical, equals, mask, toList, type ResourceList } from '../api/core/resourcequota/resource-list.js';
 import { evaluatorFor, evaluatorsFor, usageOf, type QuotaEvaluator, type QuotaLike } from '../api/core/resourcequota/usage.js';
 

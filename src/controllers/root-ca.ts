@@ -4,8 +4,7 @@ import type { KObject } from '../api/types.js';
 import { StatusError } from '../machinery/errors.js';
 import { clone, deepEqual } from '../machinery/object.js';
 import { splitKey } from '../client/informer.js';
-import { Reconciler, type ControllerContext } from '../client/controller.js';
-import type { ControllerFactory } from './framework/manager.js';
+import { Reconciler, type ControllerContext, type ControllerFactory } from '../client/controller.js';
 
 export const ROOT_CA_CONFIGMAP = 'kube-root-ca.crt';
 const DESCRIPTION_ANNOTATION = 'kubernetes.io/description';

@@ -3,8 +3,7 @@
 import type { KObject } from '../api/types.js';
 import { StatusError } from '../machinery/errors.js';
 import { splitKey } from '../client/informer.js';
-import { Reconciler, type ControllerContext } from '../client/controller.js';
-import type { ControllerFactory } from './framework/manager.js';
+import { Reconciler, type ControllerContext, type ControllerFactory } from '../client/controller.js';
 
 export interface ServiceAccountControllerOptions {
   /** the ServiceAccounts every namespace gets (default ["default"]) */

@@ -6,8 +6,7 @@ import type { Informer } from '../client/informer.js';
 import type { ReconcileResult } from '../client/workqueue.js';
 import { splitKey } from '../client/informer.js';
 import { StatusError } from '../machinery/errors.js';
-import { Reconciler, type ControllerContext } from '../client/controller.js';
-import type { ControllerFactory } from './framework/manager.js';
+import { Reconciler, type ControllerContext, type ControllerFactory } from '../client/controller.js';
 
 export interface TtlAfterFinishedOptions {
   /** how the job's pods go: Kubernetes uses Foreground (the garbage collector deletes them, then the job) */

@@ -1,4 +1,4 @@
-// batch/v1: Job (batch-job*.ts) and CronJob (api/batch/cronjob/resource.ts, api/batch/cronjob/schedule.ts).
+// batch/v1: Job (job/) and CronJob (cronjob/).
 import type { Definitions } from '../../machinery/schema.js';
 import { cronJobResource } from './cronjob/resource.js';
 import { jobResource } from './job/resource.js';

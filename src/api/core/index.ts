@@ -1,4 +1,4 @@
-// core/v1 kinds served here (Pods live in core-pod*.ts). Each kind is in its own core-<kind>.ts; this module
+// core/v1 kinds served here (Pods live in pod/). Each kind is in its own <kind>.ts or <kind>/; this module
 // re-exports them and merges their OpenAPI definitions.
 import type { Definitions } from '../../machinery/schema.js';
 import { coreCommonDefinitions } from './common.js';

@@ -1,9 +1,7 @@
 // scheduling.k8s.io/v1 PriorityClass: schema (k8s.io/api/scheduling/v1, 1.33), SetDefaults_PriorityClass,
 // ValidatePriorityClass(Update) with IsKnownSystemPriorityClass, pkg/registry/scheduling/priorityclass (strategy,
-// the REST delete guard for system classes), printPriorityClass, and the Priority admission plugin's
-// one-global-default rule.
-import type { AdmissionPlugin } from '../../apiserver/admission/chain.js';
-import { listObjects } from '../../apiserver/registry/list.js';
+// the REST delete guard for system classes), printPriorityClass. The Priority admission plugin's
+// one-global-default rule is in apiserver/admission/priority.ts.
 import { errors, FieldError } from '../../machinery/errors.js';
 import { s, type Definitions } from '../../machinery/schema.js';
 import { ageColumn, nameColumn } from '../format.js';
@@ -92,8 +90,10 @@ export function validatePriorityClassUpdate(pc: PriorityClass, old: PriorityClas
   return errs;
 }
 
-const GR = { group: 'scheduling.k8s.io', resource: 'priorityclasses' };
-const forbidden = (name: string, why: string) => errors.forbidden(GR, name, `priorityclasses.scheduling.k8s.io "${name}" is forbidden: ${why}`);
+export const PRIORITY_CLASSES_GR = { group: 'scheduling.k8s.io', resource: 'priorityclasses' };
+const GR = PRIORITY_CLASSES_GR;
+/** kube's 403 for a PriorityClass write the REST layer or admission refuses */
+export const forbidden = (name: string, why: string) => errors.forbidden(GR, name, `priorityclasses.scheduling.k8s.io "${name}" is forbidden: ${why}`);
 
 const desc = (field: string) => priorityClassDefinitions[SCHED + 'PriorityClass'].properties![field].description!;
 
@@ -134,20 +134,3 @@ export const priorityClassResource = defineResource<PriorityClass>({
     allowCreateOnUpdate: false,
   },
 });
-
-/** The Priority admission plugin's PriorityClass rule: at most one class may be the global default. */
-export function priorityClassAdmission(): AdmissionPlugin {
-  return {
-    name: 'Priority',
-    async admit({ store, operation, object }) {
-      if (store.def.group !== GR.group || store.def.plural !== GR.resource) return;
-      if (operation !== 'CREATE' && operation !== 'UPDATE') return;
-      const pc = object as PriorityClass;
-      if (pc.globalDefault !== true) return;
-      const existing = (await listObjects(store, '', {})).items.find((o) => (o as PriorityClass).globalDefault === true);
-      if (existing && (operation === 'CREATE' || existing.metadata.name !== pc.metadata.name)) {
-        throw forbidden(pc.metadata.name ?? '', `PriorityClass ${existing.metadata.name} is already marked as default. Only one default can exist`);
-      }
-    },
-  };
-}

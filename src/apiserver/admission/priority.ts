@@ -1,19 +1,16 @@
-// Priority admission for pods (plugin/pkg/admission/priority): resolve spec.priorityClassName to spec.priority and
-// preemptionPolicy, apply the globalDefault PriorityClass to pods that name none, refuse unknown classes. The
-// system classes and "no class, no default" are already resolved at create (applyDefaultPriority).
+// Priority admission (plugin/pkg/admission/priority): at most one PriorityClass may be the global default; for
+// pods, resolve spec.priorityClassName to spec.priority and preemptionPolicy, apply the globalDefault PriorityClass
+// to pods that name none, refuse unknown classes. The system classes and "no class, no default" are already resolved
+// at create (applyDefaultPriority).
 import { errors } from '../../machinery/errors.js';
 import { SYSTEM_PRIORITY_CLASSES } from '../../api/core/pod/admission.js';
 import type { KObject } from '../../api/types.js';
+import { forbidden as priorityClassForbidden, PRIORITY_CLASSES_GR, type PriorityClass } from '../../api/scheduling/priorityclass.js';
 import type { AdmissionPlugin } from './chain.js';
 import { AdmissionCache } from './cache.js';
 import { listObjects } from '../registry/list.js';
 import type { ResourceStore } from '../registry/store.js';
 
-interface PriorityClass extends KObject {
-  value?: number;
-  globalDefault?: boolean;
-  preemptionPolicy?: string;
-}
 
 interface PodSpecPriority {
   priorityClassName?: string;
@@ -77,4 +74,21 @@ function globalDefault(classes: Iterable<KObject>): PriorityClass | undefined {
     if (d < 0 || (d === 0 && (pc.metadata.name ?? '') < (best!.metadata.name ?? ''))) best = pc;
   }
   return best;
+}
+
+/** The Priority admission plugin's PriorityClass rule: at most one class may be the global default. */
+export function priorityClassAdmission(): AdmissionPlugin {
+  return {
+    name: 'Priority',
+    async admit({ store, operation, object }) {
+      if (store.def.group !== PRIORITY_CLASSES_GR.group || store.def.plural !== PRIORITY_CLASSES_GR.resource) return;
+      if (operation !== 'CREATE' && operation !== 'UPDATE') return;
+      const pc = object as PriorityClass;
+      if (pc.globalDefault !== true) return;
+      const existing = (await listObjects(store, '', {})).items.find((o) => (o as PriorityClass).globalDefault === true);
+      if (existing && (operation === 'CREATE' || existing.metadata.name !== pc.metadata.name)) {
+        throw priorityClassForbidden(pc.metadata.name ?? '', `PriorityClass ${existing.metadata.name} is already marked as default. Only one default can exist`);
+      }
+    },
+  };
 }

@@ -1,7 +1,8 @@
 // Object-metadata validation every kind shares, with the kind's own name rule.
 import type { KObject, ResourceDefinition } from '../../api/types.js';
 import type { FieldError } from '../../machinery/errors.js';
-import { validateObjectMeta, validateObjectMetaUpdate, nameIsDNSSubdomain } from '../../machinery/validation.js';
+import { validateObjectMeta, validateObjectMetaUpdate } from '../../machinery/object-meta-validation.js';
+import { nameIsDNSSubdomain } from '../../machinery/validation.js';
 
 export function validateMeta(obj: KObject, def: ResourceDefinition): FieldError[] {
   const nameFn = def.strategy.validateName ?? nameIsDNSSubdomain;

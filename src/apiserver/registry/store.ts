@@ -1,18 +1,21 @@
 // The generic store: one fixed pipeline for every kind (kube-apiserver's genericregistry.Store).
 // system fields → generateName → defaults → prepare → validate → admission → canonicalize → CAS write.
+// This file holds the codec and the write loops; the steps before admission are prepare.ts, DELETE's marks deletion.ts.
 import type { KObject, ResourceDefinition } from '../../api/types.js';
 import { apiVersionOf } from '../../api/types.js';
 import { errors, FieldError, StatusError, type GroupResource } from '../../machinery/errors.js';
-import { clone, deepEqual, generateName, isPlainObject, newUid, rfc3339 } from '../../machinery/object.js';
+import { clone, deepEqual } from '../../machinery/object.js';
 import type { Schema, SchemaSet } from '../../machinery/schema.js';
 import type { KeyValue, Store } from '../../storage/types.js';
 import type { DeleteOptions, RequestContext } from '../context.js';
 import type { Admission } from '../admission/chain.js';
-import { validateMeta, validateMetaUpdate } from './meta-validation.js';
 import { trackManagedFields } from './managed-fields-hook.js';
 import { DecodedRevisions } from './decoded-revisions.js';
 import { fieldsOf } from './selection.js';
 import { encodeRemembered } from './stored-json.js';
+import { addWarnings, prepareCreate, prepareUpdate } from './prepare.js';
+import { markForDeletion, shouldDeleteDuringUpdate } from './deletion.js';
+import { copySharing, unshare } from './copy-sharing.js';
 
 export interface StoreDeps {
   store: Store;
@@ -190,29 +193,10 @@ export class ResourceStore {
    */
   async create(ctx: RequestContext, namespace: string, input: KObject, opts: { owned?: boolean; readOnlyResult?: boolean } = {}): Promise<KObject> {
     const obj = opts.owned ? input : clone(input);
-    obj.apiVersion = this.apiVersion;
-    obj.kind = this.def.kind;
-    const meta = (obj.metadata ??= {});
-    if (this.def.namespaced) meta.namespace = namespace;
-    else delete meta.namespace;
-    if (meta.resourceVersion) {
-      throw errors.badRequest('resourceVersion should not be set on objects to be created');
-    }
-    if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
-    meta.uid = newUid();
-    meta.creationTimestamp = rfc3339();
-    delete meta.deletionTimestamp;
-    delete meta.deletionGracePeriodSeconds;
-    if (this.def.hasGeneration) meta.generation = 1;
-    else delete meta.generation;
-    const st = this.def.strategy;
-    st.defaults?.(obj);
-    st.prepareForCreate?.(obj);
-    const errs = [...validateMeta(obj, this.def), ...(st.validate?.(obj) ?? [])];
-    if (errs.length) throw this.invalid(meta.name ?? meta.generateName ?? '', errs);
+    const meta = prepareCreate(this, namespace, obj);
     await this.deps.admission.admit({ ctx, store: this, operation: 'CREATE', object: obj, namespace });
-    st.canonicalize?.(obj);
-    this.addWarnings(ctx, obj);
+    this.def.strategy.canonicalize?.(obj);
+    addWarnings(this.def, ctx, obj);
     trackManagedFields(this, ctx, { live: undefined, updated: obj, subresource: '' });
     if (ctx.dryRun) return obj;
     const key = this.key(namespace, meta.name!);
@@ -222,11 +206,6 @@ export class ResourceStore {
     // a shared object may have been given its resourceVersion (and been frozen) by a watcher's decode already
     if (meta.resourceVersion !== rv) meta.resourceVersion = rv;
     return obj;
-  }
-
-  private addWarnings(ctx: RequestContext, obj: KObject, old?: KObject): void {
-    const w = this.def.strategy.warnings?.(obj, old);
-    if (w?.length) ctx.warnings.push(...w);
   }
 
   /**
@@ -303,81 +282,7 @@ export class ResourceStore {
 
   /** Applies system-field rules, strategy preparation, generation and validation to an update. */
   prepareUpdate(ctx: RequestContext, desired: KObject, current: KObject, subresource: string, opts: { owned?: boolean } = {}): KObject {
-    const obj = opts.owned ? desired : clone(desired);
-    obj.apiVersion = this.apiVersion;
-    obj.kind = this.def.kind;
-    const meta = (obj.metadata ??= {});
-    const cm = current.metadata;
-    const name = cm.name!;
-    if (meta.uid && meta.uid !== cm.uid) {
-      throw errors.conflict(this.gr, name, `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${cm.uid}`);
-    }
-    if (meta.name !== undefined && meta.name !== name) {
-      throw errors.badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${name})`);
-    }
-    meta.name = name;
-    // unconditional updates (no resourceVersion) apply to the current version; pinned ones were checked already
-    meta.resourceVersion = cm.resourceVersion;
-    if (this.def.namespaced) meta.namespace = cm.namespace;
-    meta.uid = cm.uid;
-    meta.creationTimestamp = cm.creationTimestamp;
-    if (cm.deletionTimestamp) {
-      meta.deletionTimestamp = cm.deletionTimestamp;
-      meta.deletionGracePeriodSeconds = cm.deletionGracePeriodSeconds;
-    } else {
-      delete meta.deletionTimestamp;
-      delete meta.deletionGracePeriodSeconds;
-    }
-    if (meta.generateName === undefined && cm.generateName !== undefined) meta.generateName = cm.generateName;
-    const st = this.def.strategy;
-    let errs: FieldError[];
-    if (subresource === 'status') {
-      // the status subresource changes status and annotations (kube's status strategies reset spec and labels but
-      // keep the new annotations: the deployment controller records revisions through deployments/status)
-      const statusOnly = st.statusOnly;
-      if (statusOnly) statusOnly.defaults(obj);
-      else st.defaults?.(obj);
-      const next = statusUpdateBase(current, statusOnly ? 'all' : ctx.managedFieldsDone ? 'nothing' : 'managedFields');
-      next.status = obj.status;
-      if (meta.annotations === undefined) delete next.metadata.annotations;
-      else next.metadata.annotations = meta.annotations;
-      if (st.prepareForStatusUpdate) st.prepareForStatusUpdate(next, current);
-      next.metadata.resourceVersion = meta.resourceVersion;
-      errs = [...validateMetaUpdate(next, current, this.def), ...(st.validateStatusUpdate?.(next, current) ?? [])];
-      if (errs.length) throw this.invalid(name, errs);
-      return next;
-    }
-    st.defaults?.(obj);
-    if (subresource && this.def.subresources?.extra?.includes(subresource) && st.prepareForSubresourceUpdate) {
-      const next = st.prepareForSubresourceUpdate(subresource, obj, clone(current));
-      next.metadata.resourceVersion = meta.resourceVersion;
-      errs = [...validateMetaUpdate(next, current, this.def), ...(st.validateSubresourceUpdate?.(subresource, next, current) ?? [])];
-      if (errs.length) throw this.invalid(name, errs);
-      return next;
-    }
-    if (subresource === 'finalize' && st.prepareForFinalize) {
-      const next = st.prepareForFinalize(obj, clone(current));
-      next.metadata.resourceVersion = meta.resourceVersion;
-      return next;
-    }
-    if (this.def.subresources?.status && subresource === '') {
-      if (current.status === undefined) delete obj.status;
-      else obj.status = clone(current.status);
-    }
-    st.prepareForUpdate?.(obj, current);
-    if (this.def.hasGeneration) {
-      meta.generation = cm.generation ?? 1;
-      if (st.generationChanged ? st.generationChanged(obj, current) : specChanged(obj, current)) meta.generation = (cm.generation ?? 0) + 1;
-    } else delete meta.generation;
-    errs = [
-      ...validateMeta(obj, this.def),
-      ...validateMetaUpdate(obj, current, this.def),
-      ...(st.validate?.(obj) ?? []),
-      ...(st.validateUpdate?.(obj, current) ?? []),
-    ];
-    if (errs.length) throw this.invalid(name, errs);
-    this.addWarnings(ctx, obj, current);
-    return obj;
+    return prepareUpdate(this, ctx, desired, current, subresource, opts);
   }
 
   /**
@@ -424,7 +329,7 @@ export class ResourceStore {
       }
       await this.deps.admission.admit({ ctx, store: this, operation: 'DELETE', object: obj, old: obj, namespace });
       const next = clone(obj);
-      const changed = this.markForDeletion(next, opts);
+      const changed = markForDeletion(this.def, next, opts);
       const pending = (next.metadata.finalizers?.length ?? 0) > 0 || (next.metadata.deletionGracePeriodSeconds ?? 0) > 0 ||
         !!this.def.strategy.deletionBlocked?.(next);
       if (ctx.dryRun) return { object: next, deleted: !pending };
@@ -442,133 +347,4 @@ export class ResourceStore {
       if (attempt >= maxUpdateRetries) throw errors.staleResourceVersion(this.gr, name);
     }
   }
-
-  /** Sets deletionTimestamp, grace period and GC finalizers; returns whether anything changed. */
-  private markForDeletion(obj: KObject, opts: DeleteOptions): boolean {
-    const meta = obj.metadata;
-    const st = this.def.strategy;
-    let changed = false;
-    const policy =
-      opts.propagationPolicy ?? (opts.orphanDependents === true ? 'Orphan' : opts.orphanDependents === false ? 'Background' : undefined);
-    const finalizers = new Set(meta.finalizers ?? []);
-    const hadFinalizers = finalizers.size > 0;
-    const effective = policy ?? (st.defaultGCPolicy === 'OrphanDependents' ? 'Orphan' : undefined);
-    if (hadFinalizers || meta.deletionTimestamp) {
-      // the GC acts on these finalizers only for objects that wait anyway
-      if (effective === 'Orphan' && !finalizers.has('orphan')) finalizers.add('orphan');
-      if (effective === 'Foreground' && !finalizers.has('foregroundDeletion')) finalizers.add('foregroundDeletion');
-    } else if (effective === 'Foreground' || (effective === 'Orphan' && policy)) {
-      finalizers.add(effective === 'Foreground' ? 'foregroundDeletion' : 'orphan');
-    }
-    if (finalizers.size !== (meta.finalizers?.length ?? 0)) {
-      meta.finalizers = [...finalizers];
-      changed = true;
-    }
-    let grace = st.gracePeriodSeconds?.(obj, { gracePeriodSeconds: opts.gracePeriodSeconds });
-    if (grace !== undefined && opts.gracePeriodSeconds !== undefined) grace = opts.gracePeriodSeconds;
-    const now = Date.now();
-    if (!meta.deletionTimestamp) {
-      if (st.beforeDelete) {
-        st.beforeDelete(obj);
-        changed = true;
-      }
-      meta.deletionTimestamp = rfc3339(now + (grace ?? 0) * 1000);
-      meta.deletionGracePeriodSeconds = grace ?? 0;
-      changed = true;
-    } else {
-      // a shorter grace period may replace a longer one; an explicit 0 (force delete) ends a graceful deletion
-      const shorter = grace ?? (opts.gracePeriodSeconds === 0 && st.gracePeriodSeconds ? 0 : undefined);
-      if (shorter !== undefined && shorter < (meta.deletionGracePeriodSeconds ?? 0)) {
-        meta.deletionTimestamp = rfc3339(now + shorter * 1000);
-        meta.deletionGracePeriodSeconds = shorter;
-        changed = true;
-      }
-    }
-    if (meta.generation !== undefined && changed && this.def.hasGeneration) meta.generation += 1;
-    return changed;
-  }
-}
-
-/**
- * The object a status update puts its status in: `current`'s fields in its key order (what
- * { ...clone(current), status } was), without a copy of the status it replaces. `shares`: 'all' for a strategy that
- * changes only the status (statusOnly): every value is `current`'s own, read-only, in a metadata object of its own;
- * 'managedFields': copies, but managedFields are recomputed (assigned, never changed in place), so the current list
- * is shared; 'nothing': copies.
- */
-function statusUpdateBase(current: KObject, shares: 'all' | 'managedFields' | 'nothing'): KObject {
-  const copy = (v: unknown) => (shares === 'all' ? v : clone(v));
-  const next: Record<string, unknown> = {};
-  const cur = current as unknown as Record<string, unknown>;
-  for (const k in cur) {
-    if (!Object.prototype.hasOwnProperty.call(cur, k)) continue;
-    if (k === 'status') next.status = undefined; // the key's place
-    else if (k !== 'metadata') next[k] = copy(cur[k]);
-    else {
-      const meta: Record<string, unknown> = {};
-      const cm = current.metadata as Record<string, unknown>;
-      for (const m in cm) if (Object.prototype.hasOwnProperty.call(cm, m)) meta[m] = m === 'managedFields' && shares !== 'nothing' ? cm[m] : copy(cm[m]);
-      next.metadata = meta;
-    }
-  }
-  return next as unknown as KObject;
-}
-
-/**
- * A deep copy of `obj` (as clone gives) in which the top-level and metadata values that are `current`'s own objects
- * (a status update's spec, labels, owner references) are shared instead: they belong to a stored revision, so they
- * are plain JSON already and nobody changes them. Undefined when `obj` has a key a plain copy cannot take over.
- */
-function copySharing(obj: KObject, current: KObject): KObject | undefined {
-  const meta = obj.metadata as unknown as Record<string, unknown>;
-  if (!isPlainObject(meta)) return undefined;
-  const out = copyLevel(obj as unknown as Record<string, unknown>, current as unknown as Record<string, unknown>, 'metadata');
-  const m = out && copyLevel(meta, current.metadata as unknown as Record<string, unknown>);
-  if (!out || !m) return undefined;
-  out.metadata = m;
-  return out as unknown as KObject;
-}
-
-/** One level of copySharing; the key `skip` is left for the caller. */
-function copyLevel(src: Record<string, unknown>, shared: Record<string, unknown>, skip?: string): Record<string, unknown> | undefined {
-  const out: Record<string, unknown> = {};
-  for (const k in src) {
-    if (!Object.prototype.hasOwnProperty.call(src, k)) continue;
-    const v = src[k];
-    if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue; // JSON drops these
-    if (k === '__proto__') return undefined; // JSON.parse makes it an own key, an assignment the prototype
-    if (k === skip) out[k] = undefined; // the key's place
-    else out[k] = typeof v === 'object' && v !== null && v === shared[k] ? v : clone(v);
-  }
-  return out;
-}
-
-/** `obj` with copies of the top-level and metadata values it shares with `current` (read-only ones). */
-function unshare(obj: KObject, current: KObject): KObject {
-  unshareLevel(obj as unknown as Record<string, unknown>, current as unknown as Record<string, unknown>);
-  const meta = obj.metadata as unknown as Record<string, unknown>;
-  const cm = current.metadata as unknown as Record<string, unknown>;
-  if (isPlainObject(meta) && isPlainObject(cm)) unshareLevel(meta, cm);
-  return obj;
-}
-
-function unshareLevel(o: Record<string, unknown>, cur: Record<string, unknown>): void {
-  for (const k in o) {
-    const v = o[k];
-    if (typeof v === 'object' && v !== null && v === cur[k] && Object.prototype.hasOwnProperty.call(o, k)) o[k] = clone(v);
-  }
-}
-
-function shouldDeleteDuringUpdate(obj: KObject): boolean {
-  const m = obj.metadata;
-  return !!m.deletionTimestamp && !(m.finalizers?.length) && !(m.deletionGracePeriodSeconds);
-}
-
-/** Generation moves on changes outside metadata and status. */
-function specChanged(obj: KObject, old: KObject): boolean {
-  const strip = (o: KObject) => {
-    const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = o;
-    return rest;
-  };
-  return !deepEqual(strip(obj), strip(old));
 }

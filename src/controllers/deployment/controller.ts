@@ -6,13 +6,12 @@ import { splitKey } from '../../client/informer.js';
 import { StatusError } from '../../machinery/errors.js';
 import { fromLabelSelector, nothing, type LabelSelector } from '../../machinery/labels.js';
 import { clone } from '../../machinery/object.js';
-import { Reconciler, type ControllerContext } from '../../client/controller.js';
+import { Reconciler, type ControllerContext, type ControllerFactory } from '../../client/controller.js';
 import { rolloutRecreate } from './recreate.js';
 import { rolloutRolling } from './rolling.js';
 import { syncDeploymentStatus } from './status.js';
 import { cleanupOldRSs, newAndOldRSs, scaleDeployment, updateDeploymentStatus, type DeployEnv } from './sync.js';
 import { activeRSs, desired, desiredReplicasAnnotation, getCondition, hasProgressDeadline, newCondition, setCondition, type Deployment, type RS } from './util.js';
-import type { ControllerFactory } from '../framework/manager.js';
 import { controllerOf, controllerRef, controllerUidIndex } from '../framework/owner.js';
 
 export function deploymentController(): ControllerFactory {

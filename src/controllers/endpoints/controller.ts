@@ -7,7 +7,7 @@ import type { KObject } from '../../api/types.js';
 import { splitKey, type Informer } from '../../client/informer.js';
 import { StatusError } from '../../machinery/errors.js';
 import { clone, deepEqual } from '../../machinery/object.js';
-import { Reconciler, type ControllerContext } from '../../client/controller.js';
+import { Reconciler, type ControllerContext, type ControllerFactory } from '../../client/controller.js';
 import {
   findPort,
   isIPv6,
@@ -23,7 +23,6 @@ import {
   shouldSetHostname,
   TriggerTimeTracker,
 } from './util.js';
-import type { ControllerFactory } from '../framework/manager.js';
 import { isPodReady } from '../framework/pod-util.js';
 
 /** maxCapacity: more addresses than this are truncated and the Endpoints annotated. */

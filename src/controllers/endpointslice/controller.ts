@@ -7,11 +7,10 @@ import { LABEL_SERVICE_NAME } from '../../api/discovery/endpointslice/resource.j
 import type { KObject } from '../../api/types.js';
 import { objectKey, splitKey, type Informer } from '../../client/informer.js';
 import { StatusError } from '../../machinery/errors.js';
-import { Reconciler, type ControllerContext } from '../../client/controller.js';
+import { Reconciler, type ControllerContext, type ControllerFactory } from '../../client/controller.js';
 import { isNamespaceTerminating, LABEL_ZONE, podsForService, servicesForPod, servicesForPodUpdate, setTriggerTime, TriggerTimeTracker } from '../endpoints/util.js';
 import { ENDPOINTSLICE_CONTROLLER_NAME, LABEL_MANAGED_BY, planSlices, recycleSlices } from './reconciler.js';
 import { EndpointSliceTracker } from './tracker.js';
-import type { ControllerFactory } from '../framework/manager.js';
 
 export interface EndpointSliceControllerOptions {
   /** --max-endpoints-per-slice (default 100) */

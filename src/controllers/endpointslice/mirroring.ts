@@ -10,11 +10,10 @@ import type { KObject } from '../../api/types.js';
 import { splitKey, type Informer } from '../../client/informer.js';
 import { StatusError } from '../../machinery/errors.js';
 import { deepEqual } from '../../machinery/object.js';
-import { Reconciler, type ControllerContext } from '../../client/controller.js';
+import { Reconciler, type ControllerContext, type ControllerFactory } from '../../client/controller.js';
 import { ANNOTATION_TRIGGER_TIME, isNamespaceTerminating } from '../endpoints/util.js';
 import { endpointKey, endpointsEqualBeyondKey, LABEL_MANAGED_BY, portMapKey } from './reconciler.js';
 import { EndpointSliceTracker } from './tracker.js';
-import type { ControllerFactory } from '../framework/manager.js';
 
 export const MIRRORING_CONTROLLER_NAME = 'endpointslicemirroring-controller.k8s.io';
 const LABEL_SKIP_MIRROR = 'endpointslice.kubernetes.io/skip-mirror';

@@ -3,11 +3,9 @@
 import { hostname } from 'node:os';
 import type { Client } from '../../client/types.js';
 import { InformerFactory } from '../../client/informer.js';
-import type { Controller, ControllerContext } from '../../client/controller.js';
+import type { Controller, ControllerContext, ControllerFactory } from '../../client/controller.js';
 import { EventRecorder } from '../../client/events.js';
 import { LeaderElector } from './leader-election.js';
-
-export type ControllerFactory = (ctx: ControllerContext) => Controller;
 
 export interface ControllerManagerOptions {
   client: Client;

@@ -9,8 +9,7 @@ import type { KObject, OwnerReference } from '../../api/types.js';
 import type { Informer } from '../../client/informer.js';
 import { objectKey } from '../../client/informer.js';
 import { clone } from '../../machinery/object.js';
-import { Reconciler, type ControllerContext } from '../../client/controller.js';
-import type { ControllerFactory } from '../framework/manager.js';
+import { Reconciler, type ControllerContext, type ControllerFactory } from '../../client/controller.js';
 import { ownerReferences, ownerUidIndex } from '../framework/owner.js';
 import {
   FOREGROUND,

@@ -5,11 +5,10 @@ import type { KObject } from '../../api/types.js';
 import type { Informer } from '../../client/informer.js';
 import { fromLabelSelector, parseLabelSelector, selectorFromSet, type MetaLabelSelector } from '../../machinery/labels.js';
 import { clone, deepEqual, rfc3339 } from '../../machinery/object.js';
-import { Reconciler, type ControllerContext } from '../../client/controller.js';
+import { Reconciler, type ControllerContext, type ControllerFactory } from '../../client/controller.js';
 import type { EventRecorder } from '../../client/events.js';
 import { ScalingHistory, type Behavior, type Condition } from './behavior.js';
 import { computeMetric, type MetricSpec, type MetricStatus } from './metrics.js';
-import type { ControllerFactory } from '../framework/manager.js';
 
 export interface HorizontalPodAutoscalerOptions {
   /** --horizontal-pod-autoscaler-sync-period */

@@ -7,8 +7,7 @@ import type { KObject } from '../../api/types.js';
 import { StatusError } from '../../machinery/errors.js';
 import { clone, rfc3339 } from '../../machinery/object.js';
 import type { ReconcileResult } from '../../client/workqueue.js';
-import { Reconciler, type ControllerContext } from '../../client/controller.js';
-import type { ControllerFactory } from '../framework/manager.js';
+import { Reconciler, type ControllerContext, type ControllerFactory } from '../../client/controller.js';
 import type { GCResource } from '../garbage-collector/owners.js';
 import { NamespaceDeletionReport, applyNamespaceConditions } from './conditions.js';
 

@@ -9,8 +9,7 @@ import type { Lease } from '../../api/coordination/index.js';
 import { StatusError } from '../../machinery/errors.js';
 import { clone, rfc3339 } from '../../machinery/object.js';
 import type { ReconcileResult } from '../../client/workqueue.js';
-import { Reconciler, type ControllerContext } from '../../client/controller.js';
-import type { ControllerFactory } from '../framework/manager.js';
+import { Reconciler, type ControllerContext, type ControllerFactory } from '../../client/controller.js';
 import { nodeNameOf } from '../framework/pod-util.js';
 import {
   noExecuteTaintKey,

@@ -8,8 +8,7 @@ import { splitKey } from '../../client/informer.js';
 import type { ReconcileResult } from '../../client/workqueue.js';
 import { StatusError } from '../../machinery/errors.js';
 import { clone, rfc3339 } from '../../machinery/object.js';
-import { Reconciler, type ControllerContext } from '../../client/controller.js';
-import type { ControllerFactory } from '../framework/manager.js';
+import { Reconciler, type ControllerContext, type ControllerFactory } from '../../client/controller.js';
 import { minTolerationSeconds, type Taint } from './taints.js';
 import { nodeNameOf } from '../framework/pod-util.js';
 

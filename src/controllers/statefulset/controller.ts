@@ -7,8 +7,7 @@ import { splitKey, type Informer } from '../../client/informer.js';
 import { fromLabelSelector, type LabelSelector } from '../../machinery/labels.js';
 import { StatusError } from '../../machinery/errors.js';
 import { clone } from '../../machinery/object.js';
-import { Reconciler, type ControllerContext } from '../../client/controller.js';
-import type { ControllerFactory } from '../framework/manager.js';
+import { Reconciler, type ControllerContext, type ControllerFactory } from '../../client/controller.js';
 import { controllerOf, controllerRef } from '../framework/owner.js';
 import {
   adoptOrphanRevisions, createRevision, deleteRevision, DEFAULT_REVISION_HISTORY_LIMIT, equalRevision, listRevisions,

@@ -4,9 +4,8 @@
 // as a FailedBinding event on the pod; the kubelet refuses such a claim too.
 import type { KObject } from '../../api/types.js';
 import type { Informer } from '../../client/informer.js';
-import { Reconciler, type ControllerContext } from '../../client/controller.js';
+import { Reconciler, type ControllerContext, type ControllerFactory } from '../../client/controller.js';
 import type { EventRecorder } from '../../client/events.js';
-import type { ControllerFactory } from '../framework/manager.js';
 
 export const EPHEMERAL_VOLUME_COMPONENT = 'ephemeral_volume';
 

@@ -7,9 +7,8 @@
 import type { Informer } from '../../client/informer.js';
 import type { KObject } from '../../api/types.js';
 import { StatusError } from '../../machinery/errors.js';
-import { Reconciler, type ControllerContext } from '../../client/controller.js';
+import { Reconciler, type ControllerContext, type ControllerFactory } from '../../client/controller.js';
 import type { EventRecorder } from '../../client/events.js';
-import type { ControllerFactory } from '../framework/manager.js';
 import {
   ANN_BETA_STORAGE_PROVISIONER, ANN_PROVISIONED_BY, ANN_SELECTED_NODE, ANN_STORAGE_PROVISIONER, claimClassName, claimKeyOf, claimRefTo,
   pinnedNode, type Claim, type Class, type Volume,

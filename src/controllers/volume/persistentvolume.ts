@@ -8,9 +8,8 @@ import type { Informer } from '../../client/informer.js';
 import { clone, rfc3339 } from '../../machinery/object.js';
 import { StatusError } from '../../machinery/errors.js';
 import { findMatchingVolume } from '../../api/core/persistentvolume/matching.js';
-import { Reconciler, type ControllerContext } from '../../client/controller.js';
+import { Reconciler, type ControllerContext, type ControllerFactory } from '../../client/controller.js';
 import type { EventRecorder } from '../../client/events.js';
-import type { ControllerFactory } from '../framework/manager.js';
 import {
   ANN_BETA_STORAGE_PROVISIONER, ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_MIGRATED_TO, ANN_PROVISIONED_BY, ANN_SELECTED_NODE,
   ANN_STORAGE_PROVISIONER, PV_CONTROLLER_COMPONENT, claimClassName, claimHasNoClass, claimKeyOf, claimRefTo, defaultClassOf, hasAnn,

@@ -3,8 +3,7 @@
 import type { Informer } from '../../client/informer.js';
 import { clone } from '../../machinery/object.js';
 import { StatusError } from '../../machinery/errors.js';
-import { Reconciler, type ControllerContext } from '../../client/controller.js';
-import type { ControllerFactory } from '../framework/manager.js';
+import { Reconciler, type ControllerContext, type ControllerFactory } from '../../client/controller.js';
 import { PV_PROTECTION_FINALIZER, type Volume } from '../../api/core/persistentvolume/claims.js';
 
 export class PvProtectionController extends Reconciler {

@@ -6,8 +6,7 @@ import type { Informer } from '../../client/informer.js';
 import { splitKey } from '../../client/informer.js';
 import { clone } from '../../machinery/object.js';
 import { StatusError } from '../../machinery/errors.js';
-import { Reconciler, type ControllerContext } from '../../client/controller.js';
-import type { ControllerFactory } from '../framework/manager.js';
+import { Reconciler, type ControllerContext, type ControllerFactory } from '../../client/controller.js';
 import { PVC_PROTECTION_FINALIZER, podUsesClaim, type Claim } from '../../api/core/persistentvolume/claims.js';
 
 /** podIsShutDown: the kubelet is done with the pod (terminated), or it was force-deleted. */

@@ -5,9 +5,8 @@
 import type { Informer } from '../../client/informer.js';
 import { quantityOf } from '../../api/core/persistentvolume/util.js';
 import { clone, rfc3339 } from '../../machinery/object.js';
-import { Reconciler, type ControllerContext } from '../../client/controller.js';
+import { Reconciler, type ControllerContext, type ControllerFactory } from '../../client/controller.js';
 import type { EventRecorder } from '../../client/events.js';
-import type { ControllerFactory } from '../framework/manager.js';
 import { LOCAL_PATH_PROVISIONER } from './local-path-provisioner.js';
 import { ANN_PROVISIONED_BY, claimClassName, type Claim, type Class, type Volume } from '../../api/core/persistentvolume/claims.js';
 

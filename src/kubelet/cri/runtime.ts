@@ -6,11 +6,11 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Container, Pod, Probe } from '../../api/core/pod/types.js';
 import type { Client } from '../../client/types.js';
-import { CriClient, isCriNotFound } from '../../runtime/cri-client.js';
+import { CriClient } from '../../runtime/cri-client.js';
 import type { PodSandboxConfig } from '../../runtime/cri-types.js';
 import { resolveContainerEnv } from '../pods/container-env.js';
 import { defaultPullPolicy, ImagePuller, rpcMessage } from './images.js';
-import { runLifecycleHook, withDeadline } from './lifecycle-hooks.js';
+import { runLifecycleHook } from './lifecycle-hooks.js';
 import { CriPodState, podStatusOf, type ContainerInfo } from './pod-state.js';
 import { runProbe } from './probes.js';
 import { containerConfig, containerMounts, prepareContainerLogDir } from './container-config.js';
@@ -22,6 +22,8 @@ import { clientSourceContext } from '../volumes/sources.js';
 import { clientClaimSource } from '../volumes/pvc.js';
 import { PodVolumes, type VolumeFailure, type VolumeMountSource } from '../volumes/pod-volumes.js';
 import { tracePod } from '../../machinery/pod-trace.js';
+import { ContainerStopper } from './container-stop.js';
+import { collectContainerGarbage } from './container-gc.js';
 
 export interface CriRuntimeOptions {
   /** unix:///… socket of containerd's CRI */
@@ -45,9 +47,6 @@ export interface CriRuntimeOptions {
 }
 
 const QOS_CLASSES = ['Guaranteed', 'Burstable', 'BestEffort'] as const;
-/** kube's container GC keeps the running instance and the one before it per container */
-const KEEP_INSTANCES = 2;
-
 
 export class CriRuntime implements PodRuntime {
   readonly cri: CriClient;
@@ -59,7 +58,7 @@ export class CriRuntime implements PodRuntime {
   private readonly volumeMounts = new Map<string, Map<string, VolumeMountSource>>();
   private readonly volumes: PodVolumes;
   private readonly images: ImagePuller;
-  private readonly stopping = new Map<string, { deadline: number; done: Promise<void> }>();
+  private readonly stopper: ContainerStopper;
   private readonly removals = new Map<string, Promise<void>>();
   private readonly log: (line: string) => void;
   private relisting?: Promise<void>;
@@ -74,6 +73,8 @@ export class CriRuntime implements PodRuntime {
     const ctx = clientSourceContext(opts.client, { nodeAllocatable: opts.nodeAllocatable, hostIPs: opts.hostIPs });
     this.volumes = new PodVolumes({ ...ctx, podsDir: this.podsDir, claims: clientClaimSource(opts.client) });
     this.images = new ImagePuller(this.cri, opts.client);
+    const emit = (pod: Pod, e: RuntimeEvent) => this.emit(pod, e);
+    this.stopper = new ContainerStopper({ cri: this.cri, state: this.state, hostIPs: opts.hostIPs, log: this.log, emit, relist: () => this.relist() });
   }
 
   get podsDir(): string {
@@ -121,7 +122,7 @@ export class CriRuntime implements PodRuntime {
         do {
           this.relistAgain = false;
           const changed = await this.state.relist();
-          this.collectGarbage();
+          collectContainerGarbage(this.cri, this.state);
           if (!this.closed) for (const uid of changed) for (const l of this.listeners) l(uid);
         } while (this.relistAgain && !this.closed);
       } finally {
@@ -165,7 +166,7 @@ export class CriRuntime implements PodRuntime {
     if (newest?.ready) return { ips: [...newest.ips] };
     try {
       // a dead sandbox is replaced: whatever still runs in the pod goes first (computePodActions' KillPod)
-      if (current) await this.stopAll(current.containers, 0);
+      if (current) await this.stopper.stopAll(current.containers, 0);
       // the image check of the containers that start first overlaps the sandbox's creation
       const first = pod.spec?.initContainers?.length ? pod.spec.initContainers.slice(0, 1) : (pod.spec?.containers ?? []);
       this.images.prefetch(first.filter((c) => (c.imagePullPolicy ?? defaultPullPolicy(c.image ?? '')) !== 'Always').map((c) => c.image ?? ''));
@@ -287,7 +288,7 @@ export class CriRuntime implements PodRuntime {
           created = undefined;
           const inst = this.state.get(uid)?.containers.find((x) => x.criId === id);
           const grace = pod.metadata.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
-          if (inst) await this.stopInstance(pod, inst, c, grace, { message: 'FailedPostStartHook' });
+          if (inst) await this.stopper.stopInstance(pod, inst, c, grace, { message: 'FailedPostStartHook' });
           else await this.cri.stopContainer({ container_id: id, timeout: grace }).catch(() => undefined);
           return { reason: 'PostStartHookError', message: msg };
         }
@@ -313,61 +314,14 @@ export class CriRuntime implements PodRuntime {
     const inst = this.newest(pod.metadata.uid!, name);
     if (!inst) return Promise.resolve();
     const spec = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].find((c) => c.name === name);
-    return this.stopInstance(pod, inst, spec, opts.gracePeriodSeconds);
-  }
-
-  private ephemeralSpec(pod: Pod | undefined, name: string): Container | undefined {
-    return (pod?.spec?.ephemeralContainers ?? []).find((c) => c.name === name) as Container | undefined;
-  }
-
-  /** preStop within the grace period, then StopContainer with what is left of it; a shorter grace shortens it. */
-  private stopInstance(pod: Pod | undefined, inst: ContainerInfo, spec: Container | undefined, graceSeconds: number, opts: { message?: string } = {}): Promise<void> {
-    const grace = Math.max(0, graceSeconds);
-    const deadline = Date.now() + grace * 1000;
-    const pending = this.stopping.get(inst.criId);
-    if (pending) {
-      if (deadline >= pending.deadline) return pending.done;
-      pending.deadline = deadline;
-      void this.cri.stopContainer({ container_id: inst.criId, timeout: grace }).catch(() => undefined);
-      return pending.done;
-    }
-    const entry = { deadline, done: Promise.resolve() };
-    if (pod && opts.message) this.emit(pod, { type: 'Normal', reason: 'Killing', message: opts.message });
-    entry.done = (async () => {
-      const preStop = spec?.lifecycle?.preStop;
-      if (pod && preStop && grace > 0 && inst.state === 'running') {
-        const ip = this.state.get(inst.uid)?.sandboxes[0]?.ips[0] ?? this.opts.hostIPs[0];
-        const hook = runLifecycleHook({ cri: this.cri, pod, container: spec!, containerId: inst.criId, podIP: ip, timeoutSeconds: grace }, preStop);
-        const msg = await withDeadline(hook, grace, undefined);
-        if (msg) {
-          this.log(`k1s: kubelet: FailedPreStopHook: ${msg}`);
-          this.emit(pod, { type: 'Warning', reason: 'FailedPreStopHook', message: 'PreStopHook failed' });
-        }
-      }
-      const left = Math.max(0, Math.ceil((entry.deadline - Date.now()) / 1000));
-      await this.cri.stopContainer({ container_id: inst.criId, timeout: left }).catch((e) => {
-        if (!isCriNotFound(e)) this.log(`k1s: kubelet: stopping container ${inst.name}: ${rpcMessage(e)}`);
-      });
-      await this.relist().catch(() => undefined);
-    })().finally(() => this.stopping.delete(inst.criId));
-    this.stopping.set(inst.criId, entry);
-    return entry.done;
-  }
-
-  private async stopAll(containers: ContainerInfo[], graceSeconds: number, pod?: Pod): Promise<void> {
-    const live = containers.filter((c) => c.state === 'running' || c.state === 'created');
-    const specOf = (n: string) => [...(pod?.spec?.initContainers ?? []), ...(pod?.spec?.containers ?? [])].find((c) => c.name === n) ?? this.ephemeralSpec(pod, n);
-    const sidecar = (n: string) => (pod?.spec?.initContainers ?? []).some((c) => c.name === n && c.restartPolicy === 'Always');
-    // regular containers first, sidecars after them (1.33 ordered termination)
-    await Promise.all(live.filter((c) => !sidecar(c.name)).map((c) => this.stopInstance(pod, c, specOf(c.name), graceSeconds)));
-    await Promise.all(live.filter((c) => sidecar(c.name)).map((c) => this.stopInstance(pod, c, specOf(c.name), graceSeconds)));
+    return this.stopper.stopInstance(pod, inst, spec, opts.gracePeriodSeconds);
   }
 
   async killPod(pod: Pod, opts: { gracePeriodSeconds: number }): Promise<void> {
     const uid = pod.metadata.uid!;
     const st = this.state.get(uid);
     if (!st) return;
-    await this.stopAll(st.containers, opts.gracePeriodSeconds, pod);
+    await this.stopper.stopAll(st.containers, opts.gracePeriodSeconds, pod);
     for (const sb of this.state.get(uid)?.sandboxes ?? []) {
       if (!sb.ready) continue;
       await this.cri.stopPodSandbox({ pod_sandbox_id: sb.id }).catch((e) => this.log(`k1s: kubelet: stopping sandbox of ${pod.metadata.name}: ${rpcMessage(e)}`));
@@ -403,7 +357,7 @@ export class CriRuntime implements PodRuntime {
   private async remove(uid: string): Promise<void> {
     await this.relist().catch(() => undefined);
     const st = this.state.get(uid);
-    if (st) await this.stopAll(st.containers, 0);
+    if (st) await this.stopper.stopAll(st.containers, 0);
     for (const c of this.state.get(uid)?.containers ?? []) await this.cri.removeContainer({ container_id: c.criId }).catch(() => undefined);
     for (const sb of this.state.get(uid)?.sandboxes ?? []) {
       await this.cri.stopPodSandbox({ pod_sandbox_id: sb.id }).catch(() => undefined);
@@ -416,25 +370,6 @@ export class CriRuntime implements PodRuntime {
     for (const q of QOS_CLASSES) await removePodCgroup(uid, q, { cgroupRoot: this.opts.cgroupRoot });
     for (const d of await fs.readdir(this.opts.podLogDir).catch(() => [] as string[])) {
       if (d.endsWith(`_${uid}`)) await fs.rm(path.join(this.opts.podLogDir, d), { recursive: true, force: true });
-    }
-  }
-
-  /** container GC: exited instances beyond the newest two per container are removed with their log files */
-  private collectGarbage(): void {
-    for (const uid of this.state.uids()) {
-      const byName = new Map<string, ContainerInfo[]>();
-      for (const c of this.state.get(uid)!.containers) byName.set(c.name, [...(byName.get(c.name) ?? []), c]);
-      for (const list of byName.values()) {
-        const old = list.sort((a, b) => b.attempt - a.attempt || b.createdAt - a.createdAt).slice(KEEP_INSTANCES).filter((c) => c.state === 'exited');
-        for (const c of old) {
-          void this.cri
-            .removeContainer({ container_id: c.criId })
-            .then(async () => {
-              if (c.logPath) await fs.rm(c.logPath, { force: true });
-            })
-            .catch(() => undefined);
-        }
-      }
     }
   }
 

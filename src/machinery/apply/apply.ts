@@ -3,14 +3,15 @@
 // records ownership in metadata.managedFields (structured-merge-diff merge.Updater.Apply + the apiserver's
 // field manager chain).
 
-import type { ManagedFieldsEntry } from '../../api/types.js';
+import type { ManagedFieldsEntry } from './managed-fields.js';
 import { allowedLastAppliedConflicts, refreshLastApplied } from './last-applied.js';
 import { mergeObjects } from './merge.js';
 import { validateApplied } from './validate.js';
 import { isObj, valuesEqual, compareStrings, type Obj } from './values.js';
 import { compareObjects, ensureNamedFieldsAreMembers, fieldsOf, removeFields } from './walk.js';
 import { StatusError, errors } from '../errors.js';
-import { FieldSet, formatPath, type Path } from './fieldset.js';
+import { FieldSet } from './fieldset.js';
+import { formatPath, type Path } from './path.js';
 import {
   BEFORE_FIRST_APPLY,
   decodeManagedFields,

@@ -7,7 +7,7 @@
 import { fieldType, typeAtom, valueAtom, type Atom } from './schema.js';
 import { compareStrings, goJSONString, isObj, type Obj } from './values.js';
 import { indexItems } from './walk.js';
-import { comparePathElements } from './fieldset.js';
+import { comparePathElements } from './path.js';
 import type { Schema, SchemaSet } from '../schema.js';
 
 type Fields = Record<string, unknown>;

@@ -1,13 +1,24 @@
 // metadata.managedFields: decoding/encoding entries and recording ownership for non-apply writes
 // (create, update, patch), following k8s.io/apimachinery/pkg/util/managedfields/internal.
 
-import type { ManagedFieldsEntry } from '../../api/types.js';
 import { compareStrings, goJSONString, goQuote, isObj, valuesEqual, type Obj } from './values.js';
 import { compareObjects, type Comparison } from './walk.js';
-import { FieldSet, fieldElement } from './fieldset.js';
+import { FieldSet } from './fieldset.js';
+import { fieldElement } from './path.js';
 import { createdFieldsV1 } from './managed-fields-create.js';
 import { rfc3339 } from '../object.js';
 import type { Schema, SchemaSet } from '../schema.js';
+
+/** One metadata.managedFields entry as stored (metav1.ManagedFieldsEntry). */
+export interface ManagedFieldsEntry {
+  manager?: string;
+  operation?: 'Apply' | 'Update';
+  apiVersion?: string;
+  time?: string;
+  fieldsType?: 'FieldsV1';
+  fieldsV1?: Record<string, unknown>;
+  subresource?: string;
+}
 
 export type Operation = 'Apply' | 'Update';
 

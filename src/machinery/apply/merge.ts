@@ -4,7 +4,7 @@
 
 import { atomFor, fieldType, listItemElement, type Atom, type TypeRef } from './schema.js';
 import { clone, isObj, type Obj } from './values.js';
-import { serializePathElement } from './fieldset.js';
+import { serializePathElement } from './path.js';
 import type { Schema, SchemaSet } from '../schema.js';
 
 /**

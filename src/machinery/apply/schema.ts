@@ -4,7 +4,7 @@
 // does for x-kubernetes-preserve-unknown-fields: objects are granular maps, arrays atomic, the rest scalars.
 
 import { isObj } from './values.js';
-import { keyElement, valueElement, type PathElement } from './fieldset.js';
+import { keyElement, valueElement, type PathElement } from './path.js';
 import type { Schema, SchemaSet } from '../schema.js';
 
 /** A schema node reference; undefined means "deduced from the value". */

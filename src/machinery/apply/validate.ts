@@ -4,7 +4,7 @@
 
 import { atomFor, fieldType, listItemElement, type TypeRef } from './schema.js';
 import { isObj } from './values.js';
-import { pathElementString, serializePathElement } from './fieldset.js';
+import { pathElementString, serializePathElement } from './path.js';
 import type { Schema, SchemaSet } from '../schema.js';
 
 export function validateApplied(obj: unknown, schema: Schema | undefined, set: SchemaSet): string | undefined {

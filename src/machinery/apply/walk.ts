@@ -3,7 +3,8 @@
 
 import { atomFor, elemType, fieldType, isDeclaredField, listItemElement, type Atom, type TypeRef } from './schema.js';
 import { isObj, valuesEqual, type Obj } from './values.js';
-import { FieldSet, FieldSetBuilder, fieldElement, serializePathElement, type PathElement } from './fieldset.js';
+import { FieldSet, FieldSetBuilder } from './fieldset.js';
+import { fieldElement, serializePathElement, type PathElement } from './path.js';
 import type { Schema, SchemaSet } from '../schema.js';
 
 /** Groups the items of an associative list by their path element, keeping first-seen order. */

@@ -1,28 +1,16 @@
-// The storage objects the volume plugins read (PVC, PV, StorageClass, CSINode) as the shapes they need, the
-// lookups the scheduler wires from its informers, and the small rules several plugins share: which claims a pod
-// uses (generic ephemeral volumes are claims named <pod>-<volume>), a claim's class, PV node affinity and a
-// class's allowedTopologies against a node's labels.
+// The storage objects the volume plugins read (CSINode beside the PV/PVC shapes of the API), the lookups the
+// scheduler wires from its informers, and the small rules several plugins share: which claims a pod uses (generic
+// ephemeral volumes are claims named <pod>-<volume>) and whether its class delays binding.
 import type { KObject } from '../../api/types.js';
 import type { FilterStatus } from '../plugins/filters.js';
-import { nodeSelectorTermMatches } from '../../api/core/scheduling-match.js';
-import { quantityOf, storageClassOf } from '../../api/core/persistentvolume/util.js';
-import type { PersistentVolume, PersistentVolumeClaim, StorageClass, TopologySelectorTerm } from '../../api/core/persistentvolume/types.js';
+import { claimClass, type PV, type PVC, type StorageClass } from '../../api/core/persistentvolume/matching.js';
 
 export type { ObjectRef, StorageClass, TopologySelectorTerm } from '../../api/core/persistentvolume/types.js';
-export type PVC = PersistentVolumeClaim;
-export type PV = PersistentVolume;
-
-export const ANN_SELECTED_NODE = 'volume.kubernetes.io/selected-node';
-export const ANN_BIND_COMPLETED = 'pv.kubernetes.io/bind-completed';
-export const ANN_BOUND_BY_CONTROLLER = 'pv.kubernetes.io/bound-by-controller';
-export const ANN_STORAGE_PROVISIONER = 'volume.kubernetes.io/storage-provisioner';
-/** a class with this provisioner never provisions (local volumes are created by hand) */
-export const NOT_SUPPORTED_PROVISIONER = 'kubernetes.io/no-provisioner';
-
-
-
-
-
+// the PV/PVC rules the PV controller shares with the volume plugins live with the kinds
+export {
+  ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_SELECTED_NODE, ANN_STORAGE_PROVISIONER, NOT_SUPPORTED_PROVISIONER,
+  claimClass, claimFullyBound, pvNodeAffinityMatches, storageBytes, topologyTermsMatch, volumeClass, type PV, type PVC,
+} from '../../api/core/persistentvolume/matching.js';
 
 export type CSINode = KObject & { spec?: { drivers?: { name?: string; allocatable?: { count?: number | null } | null }[] | null } };
 
@@ -69,44 +57,11 @@ export function usesVolumes(pod: KObject): boolean {
   return vols.some((v) => v.persistentVolumeClaim || v.ephemeral || v.csi || v.gcePersistentDisk || v.awsElasticBlockStore || v.rbd || v.iscsi);
 }
 
-/** GetPersistentVolumeClaimClass / GetPersistentVolumeClass: the beta annotation wins over the field. */
-export const claimClass = (pvc: PVC): string => storageClassOf(pvc, pvc.spec?.storageClassName);
-export const volumeClass = (pv: PV): string => storageClassOf(pv, pv.spec?.storageClassName);
-
-/** A claim is bound once it names its volume and the PV controller has marked the binding complete. */
-export function claimFullyBound(pvc: PVC): boolean {
-  return !!pvc.spec?.volumeName && !!pvc.metadata.annotations && ANN_BIND_COMPLETED in pvc.metadata.annotations;
-}
-
 /** volume.IsDelayBindingMode: a class that waits for the first consumer (an unknown class does not). */
 export function delayBinding(pvc: PVC, lookups: VolumeLookups): boolean {
   const cls = claimClass(pvc);
   if (!cls) return false;
   return lookups.storageClass(cls)?.volumeBindingMode === 'WaitForFirstConsumer';
-}
-
-/** volume.CheckNodeAffinity: the PV's required terms against the node's labels only (no fields). */
-export function pvNodeAffinityMatches(pv: PV, nodeLabels: Record<string, string>): boolean {
-  const req = pv.spec?.nodeAffinity?.required;
-  if (!req) return true;
-  return (req.nodeSelectorTerms ?? []).some((t) => nodeSelectorTermMatches(t, nodeLabels, ''));
-}
-
-/** v1helper.MatchTopologySelectorTerms: no terms match everything; an empty term matches nothing. */
-export function topologyTermsMatch(terms: TopologySelectorTerm[] | null | undefined, labels: Record<string, string>): boolean {
-  if (!terms?.length) return true;
-  return terms.some((t) => {
-    const exprs = t.matchLabelExpressions ?? [];
-    if (!exprs.length) return false;
-    return exprs.every((e) => {
-      const v = labels[e.key ?? ''];
-      return v !== undefined && (e.values ?? []).includes(v);
-    });
-  });
-}
-
-export function storageBytes(list: Record<string, string> | undefined): number {
-  return quantityOf(list?.storage).value();
 }
 
 export const pvcKey = (namespace: string, name: string): string => `${namespace}/${name}`;

@@ -3,7 +3,8 @@
 import { buildClusterApi, bootstrapClusterObjects, type ClusterApi, type ClusterApiOptions } from '../../../src/cluster/api.js';
 import type { LocalClient } from '../../../src/client/local.js';
 import type { Registry } from '../../../src/apiserver/registry/registry.js';
-import { ControllerManager, type ControllerFactory } from '../../../src/controllers/framework/manager.js';
+import { ControllerManager } from '../../../src/controllers/framework/manager.js';
+import type { ControllerFactory } from '../../../src/client/controller.js';
 import type { KObject } from '../../../src/api/types.js';
 import { rfc3339 } from '../../../src/machinery/object.js';
 import { serviceAccountController } from '../../../src/controllers/serviceaccount.js';

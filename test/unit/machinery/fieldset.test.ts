@@ -1,19 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { FieldSet } from '../../../src/machinery/apply/fieldset.js';
 import {
-  FieldSet,
-  changedFields,
-  compareObjects,
   comparePathElements,
   fieldElement as f,
-  fieldsOf,
   formatPath,
   indexElement,
   keyElement as k,
   parsePathElement,
   serializePathElement,
   valueElement as v,
-} from '../../../src/machinery/apply/fieldset.js';
+} from '../../../src/machinery/apply/path.js';
+import { changedFields, compareObjects, fieldsOf } from '../../../src/machinery/apply/walk.js';
 import { cmSchema, configMap, deepFreeze, pod, podSchema, set } from './apply-fixtures.js';
 
 const json = (fs: FieldSet): string => JSON.stringify(fs.toFieldsV1());

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ManagedFieldsEntry } from '../../../src/api/types.js';
-import { FieldSet, fieldElement as f } from '../../../src/machinery/apply/fieldset.js';
+import { FieldSet } from '../../../src/machinery/apply/fieldset.js';
+import { fieldElement as f } from '../../../src/machinery/apply/path.js';
 import {
   capUpdateManagers,
   decodeManagedFields,

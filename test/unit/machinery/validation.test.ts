@@ -14,11 +14,9 @@ import {
   nameIsDNSSubdomain,
   validateAnnotations,
   validateLabels,
-  validateObjectMeta,
-  validateObjectMetaUpdate,
   validatePathSegmentName,
-  type ObjectMeta,
 } from '../../../src/machinery/validation.js';
+import { validateObjectMeta, validateObjectMetaUpdate, type ObjectMeta } from '../../../src/machinery/object-meta-validation.js';
 import { FieldError, errors, formatValue, goQuote } from '../../../src/machinery/errors.js';
 
 const SUBDOMAIN =

@@ -4,7 +4,7 @@ import type { KObject } from '../../../src/api/types.js';
 import { InformerFactory } from '../../../src/client/informer.js';
 import { informerLookups } from '../../../src/scheduler/cluster-lookups.js';
 import { Scheduler } from '../../../src/scheduler/scheduler.js';
-import type { ControllerFactory } from '../../../src/controllers/framework/manager.js';
+import type { ControllerFactory } from '../../../src/client/controller.js';
 import { controllerCluster } from '../controllers/harness.js';
 import { node, nodeNameOf, pod } from './fixtures.js';
 

@@ -13,7 +13,7 @@ export type Class = StorageClass;
 
 export {
   ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_SELECTED_NODE, ANN_STORAGE_PROVISIONER, NOT_SUPPORTED_PROVISIONER,
-} from '../../../scheduler/volume-binding/types.js';
+} from './matching.js';
 export const ANN_BETA_STORAGE_PROVISIONER = 'volume.beta.kubernetes.io/storage-provisioner';
 export const ANN_PROVISIONED_BY = 'pv.kubernetes.io/provisioned-by';
 export const ANN_MIGRATED_TO = 'pv.kubernetes.io/migrated-to';

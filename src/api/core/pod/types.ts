@@ -1,4 +1,4 @@
-// TypeScript shapes of core/v1 Pod as the strategy code reads them. Loose on purpose: the schema (core-pod-schema*.ts)
+// TypeScript shapes of core/v1 Pod as the strategy code reads them. Loose on purpose: the schema (schema*.ts)
 // is what decides which fields exist; these interfaces only type the fields the pod code touches.
 import type { KObject } from '../../types.js';
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { builtinPriorityClasses, priorityClassAdmission, schedulingResources } from '../../../../src/api/scheduling/index.js';
+import { builtinPriorityClasses, schedulingResources } from '../../../../src/api/scheduling/index.js';
+import { priorityClassAdmission } from '../../../../src/apiserver/admission/priority.js';
 import { priorityClassResource, type PriorityClass } from '../../../../src/api/scheduling/priorityclass.js';
 import type { KObject } from '../../../../src/api/types.js';
 import { cluster, rejection, type Cluster } from '../batch/helpers.js';

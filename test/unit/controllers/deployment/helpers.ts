@@ -1,7 +1,7 @@
 // Shared helpers of the deployment controller tests.
 import type { KObject } from '../../../../src/api/types.js';
 import { isPodReady } from '../../../../src/controllers/framework/pod-util.js';
-import type { ControllerFactory } from '../../../../src/controllers/framework/manager.js';
+import type { ControllerFactory } from '../../../../src/client/controller.js';
 import { controllerCluster, markPodRunning, type ControllerCluster } from '../harness.js';
 
 export const NS = 'default';

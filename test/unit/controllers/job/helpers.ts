@@ -3,7 +3,7 @@ import type { KObject } from '../../../../src/api/types.js';
 import type { Job } from '../../../../src/api/batch/types.js';
 import type { LocalClient } from '../../../../src/client/local.js';
 import { rfc3339 } from '../../../../src/machinery/object.js';
-import type { ControllerFactory } from '../../../../src/controllers/framework/manager.js';
+import type { ControllerFactory } from '../../../../src/client/controller.js';
 import { controllerCluster, type ControllerCluster } from '../harness.js';
 
 export class TestClock {
