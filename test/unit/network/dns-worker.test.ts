@@ -22,7 +22,7 @@ before(async () => {
 after(() => c?.close());
 
 test('the worker file is found beside the module, the bundle and the executable', () => {
-  assert.match(dnsWorkerURL().pathname, /\/dist\/src\/network\/dns-worker\.js$/);
+  assert.match(dnsWorkerURL().pathname, /\/dist\/src\/network\/dns\/worker\.js$/);
   assert.equal(dnsWorkerURL('file:///opt/k1s/dist/k1s.cjs').href, 'file:///opt/k1s/dist/dns-worker.cjs');
   assert.equal(dnsWorkerURL('file:///home/u/.cache/k1s/sea-1/dist/sqlite-writer.cjs').href, 'file:///home/u/.cache/k1s/sea-1/dist/dns-worker.cjs');
 });

@@ -316,7 +316,7 @@ describe('the checkpointer thread', () => {
 
 describe('the writer thread script', () => {
   it('is this module in the tsc build, and dist/sqlite-writer.cjs beside the bundle and in the executable', () => {
-    assert.match(writerURL().pathname, /\/dist\/src\/storage\/sqlite-worker\.js$/);
+    assert.match(writerURL().pathname, /\/dist\/src\/storage\/sqlite\/worker\.js$/);
     assert.equal(writerURL('file:///opt/k1s/dist/k1s.cjs').href, 'file:///opt/k1s/dist/sqlite-writer.cjs');
     const sea = 'file:///home/u/.cache/k1s/sea-1/dist/sqlite-writer.cjs';
     assert.equal(writerURL(sea).href, sea);
