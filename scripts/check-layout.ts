@@ -74,10 +74,10 @@ function stripComments(text: string): string {
   return text.replace(/\/\*[\s\S]*?\*\//g, (m) => m.replace(/[^\n]/g, ' ')).replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
 }
 
-function imports(file: string, pattern: RegExp): string[] {
-  const text = stripComments(readFileSync(file, 'utf8'));
+/** The files a module's relative specifiers name (resolved against its own folder). */
+function imports(file: string, text: string, pattern: RegExp): string[] {
   const out: string[] = [];
-  for (const m of text.matchAll(pattern)) out.push(resolve(dirname(file), m[2]!));
+  for (const m of stripComments(text).matchAll(pattern)) out.push(resolve(dirname(file), m[2]!));
   return out;
 }
 
@@ -93,10 +93,11 @@ export function checkSources(srcDir: string): Violation[] {
     perFolder.set(dir, (perFolder.get(dir) ?? 0) + 1);
     const top = topFolder(srcDir, f);
     if (!rank(top)) out.push({ rule: 'unknown-folder', message: `src/${relative(srcDir, f)}: src/${top} is in no layer of LAYERS (scripts/check-layout.ts)` });
-    const lines = readFileSync(f, 'utf8').split('\n').length - 1;
+    const text = readFileSync(f, 'utf8');
+    const lines = text.split('\n').length - 1;
     if (lines > MAX_LINES) out.push({ rule: 'file-size', message: `src/${relative(srcDir, f)} has ${lines} lines (at most ${MAX_LINES}): split it by responsibility` });
-    for (const target of imports(f, SPECIFIER)) {
-      const to = topFolder(srcDir, target.replace(/\.js$/, '.ts'));
+    for (const target of imports(f, text, SPECIFIER)) {
+      const to = topFolder(srcDir, target);
       if (!mayImport(top, to)) {
         out.push({
           rule: 'layer',
@@ -118,32 +119,37 @@ export function checkSources(srcDir: string): Violation[] {
 export function checkCycles(jsDir: string, srcDir?: string): Violation[] {
   const files = walk(jsDir, '.js').filter((f) => !srcDir || existsSync(join(srcDir, relative(jsDir, f)).replace(/\.js$/, '.ts')));
   const graph = new Map<string, string[]>();
-  for (const f of files) graph.set(f, imports(f, STATIC_SPECIFIER).filter((t) => t !== f));
+  for (const f of files) graph.set(f, imports(f, readFileSync(f, 'utf8'), STATIC_SPECIFIER).filter((t) => t !== f));
   // Tarjan's strongly connected components, iteratively (deep graphs)
   const index = new Map<string, number>();
   const low = new Map<string, number>();
   const onStack = new Set<string>();
   const stack: string[] = [];
   const out: Violation[] = [];
-  let next = 0;
+  const work: { v: string; i: number }[] = [];
+  const visit = (v: string) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
+    work.push({ v, i: 0 });
+  };
   for (const start of graph.keys()) {
     if (index.has(start)) continue;
-    const work: { v: string; i: number }[] = [{ v: start, i: 0 }];
-    index.set(start, next); low.set(start, next); next++; stack.push(start); onStack.add(start);
+    visit(start);
     while (work.length) {
       const top = work[work.length - 1]!;
       const edges = graph.get(top.v) ?? [];
       if (top.i < edges.length) {
         const w = edges[top.i++]!;
         if (!graph.has(w)) continue;
-        if (!index.has(w)) {
-          index.set(w, next); low.set(w, next); next++; stack.push(w); onStack.add(w);
-          work.push({ v: w, i: 0 });
-        } else if (onStack.has(w)) low.set(top.v, Math.min(low.get(top.v)!, index.get(w)!));
+        if (!index.has(w)) visit(w);
+        else if (onStack.has(w)) low.set(top.v, Math.min(low.get(top.v)!, index.get(w)!));
         continue;
       }
       work.pop();
-      if (work.length) low.set(work[work.length - 1]!.v, Math.min(low.get(work[work.length - 1]!.v)!, low.get(top.v)!));
+      const parent = work[work.length - 1];
+      if (parent) low.set(parent.v, Math.min(low.get(parent.v)!, low.get(top.v)!));
       if (low.get(top.v) === index.get(top.v)) {
         const comp: string[] = [];
         let w: string;

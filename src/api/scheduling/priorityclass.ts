@@ -91,9 +91,9 @@ export function validatePriorityClassUpdate(pc: PriorityClass, old: PriorityClas
 }
 
 export const PRIORITY_CLASSES_GR = { group: 'scheduling.k8s.io', resource: 'priorityclasses' };
-const GR = PRIORITY_CLASSES_GR;
 /** kube's 403 for a PriorityClass write the REST layer or admission refuses */
-export const forbidden = (name: string, why: string) => errors.forbidden(GR, name, `priorityclasses.scheduling.k8s.io "${name}" is forbidden: ${why}`);
+export const priorityClassForbidden = (name: string, why: string) =>
+  errors.forbidden(PRIORITY_CLASSES_GR, name, `priorityclasses.scheduling.k8s.io "${name}" is forbidden: ${why}`);
 
 const desc = (field: string) => priorityClassDefinitions[SCHED + 'PriorityClass'].properties![field].description!;
 
@@ -129,7 +129,7 @@ export const priorityClassResource = defineResource<PriorityClass>({
     generationChanged: () => false,
     // The REST layer refuses to delete the system classes.
     beforeDelete(pc) {
-      if (SYSTEM_CLASSES.some((c) => c.name === pc.metadata.name)) throw forbidden(pc.metadata.name!, 'this is a system priority class and cannot be deleted');
+      if (SYSTEM_CLASSES.some((c) => c.name === pc.metadata.name)) throw priorityClassForbidden(pc.metadata.name!, 'this is a system priority class and cannot be deleted');
     },
     allowCreateOnUpdate: false,
   },

@@ -5,7 +5,7 @@
 import { errors } from '../../machinery/errors.js';
 import { SYSTEM_PRIORITY_CLASSES } from '../../api/core/pod/admission.js';
 import type { KObject } from '../../api/types.js';
-import { forbidden as priorityClassForbidden, PRIORITY_CLASSES_GR, type PriorityClass } from '../../api/scheduling/priorityclass.js';
+import { priorityClassForbidden, PRIORITY_CLASSES_GR, type PriorityClass } from '../../api/scheduling/priorityclass.js';
 import type { AdmissionPlugin } from './chain.js';
 import { AdmissionCache } from './cache.js';
 import { listObjects } from '../registry/list.js';
