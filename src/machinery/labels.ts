@@ -1,7 +1,7 @@
 // Label selectors: the `labelSelector=` query grammar and metav1.LabelSelector, matching
 // apimachinery pkg/labels/selector.go and pkg/apis/meta/v1/helpers.go (1.33), including their error texts.
 import { FieldError, StatusError, errors, goQuote } from './errors.js';
-import { compareGoStrings, isQualifiedName, isValidLabelValue, validateLabelName, validateLabels } from './validation.js';
+import { compareGoStrings, isQualifiedName, isValidLabelValue } from './validation.js';
 
 /** selection.Operator values. */
 export type Operator = '=' | '==' | '!=' | 'in' | 'notin' | 'exists' | '!' | 'gt' | 'lt';
@@ -378,38 +378,4 @@ export function fromLabelSelector(ls: MetaLabelSelector | undefined | null): Lab
     reqs.push({ key: expr.key, operator: op, values: vals ?? [] });
   }
   return new Selector(reqs);
-}
-
-export interface LabelSelectorValidationOptions {
-  allowInvalidLabelValueInSelector?: boolean;
-  allowUnknownOperatorInRequirement?: boolean;
-}
-
-/** metav1validation.ValidateLabelSelector: the checks for a selector field inside an object (422 causes). */
-export function validateLabelSelector(
-  ls: MetaLabelSelector | undefined | null,
-  fieldPath: string,
-  opts: LabelSelectorValidationOptions = {},
-): FieldError[] {
-  if (!ls) return [];
-  const errs = validateLabels(ls.matchLabels, `${fieldPath}.matchLabels`);
-  (ls.matchExpressions ?? []).forEach((expr, i) => {
-    const p = `${fieldPath}.matchExpressions[${i}]`;
-    const values = expr.values ?? [];
-    switch (expr.operator) {
-      case 'In': case 'NotIn':
-        if (values.length === 0) errs.push(FieldError.required(`${p}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
-        break;
-      case 'Exists': case 'DoesNotExist':
-        if (values.length > 0) errs.push(FieldError.forbidden(`${p}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
-        break;
-      default:
-        if (!opts.allowUnknownOperatorInRequirement) errs.push(FieldError.invalid(`${p}.operator`, expr.operator, 'not a valid selector operator'));
-    }
-    errs.push(...validateLabelName(expr.key, `${p}.key`));
-    if (!opts.allowInvalidLabelValueInSelector) {
-      values.forEach((v, j) => errs.push(...isValidLabelValue(v).map((m) => FieldError.invalid(`${p}.values[${j}]`, v, m))));
-    }
-  });
-  return errs;
 }

@@ -9,6 +9,10 @@
 export type Int64 = string;
 export type Int64In = string | number;
 
+// The stats messages (ListContainerStats, ListPodSandboxStats) are many; they have their own file.
+export type * from './cri-stats-types.js';
+import type { FilesystemUsage } from './cri-stats-types.js';
+
 export type Protocol = 'TCP' | 'UDP' | 'SCTP';
 export type MountPropagation = 'PROPAGATION_PRIVATE' | 'PROPAGATION_HOST_TO_CONTAINER' | 'PROPAGATION_BIDIRECTIONAL';
 export type NamespaceMode = 'POD' | 'CONTAINER' | 'NODE' | 'TARGET';
@@ -290,79 +294,6 @@ export interface AttachRequest { container_id: string; stdin?: boolean; tty?: bo
 export interface PortForwardRequest { pod_sandbox_id: string; port?: number[] }
 export interface StreamUrlResponse { url: string }
 
-// ---- stats -------------------------------------------------------------------------------
-export interface FilesystemIdentifier { mountpoint: string }
-export interface FilesystemUsage {
-  timestamp: Int64;
-  fs_id?: FilesystemIdentifier | null;
-  used_bytes?: UInt64Value | null;
-  inodes_used?: UInt64Value | null;
-}
-export interface CpuUsage {
-  timestamp: Int64;
-  usage_core_nano_seconds?: UInt64Value | null;
-  usage_nano_cores?: UInt64Value | null;
-}
-export interface MemoryUsage {
-  timestamp: Int64;
-  working_set_bytes?: UInt64Value | null;
-  available_bytes?: UInt64Value | null;
-  usage_bytes?: UInt64Value | null;
-  rss_bytes?: UInt64Value | null;
-  page_faults?: UInt64Value | null;
-  major_page_faults?: UInt64Value | null;
-}
-export interface SwapUsage {
-  timestamp: Int64;
-  swap_available_bytes?: UInt64Value | null;
-  swap_usage_bytes?: UInt64Value | null;
-}
-export interface IoUsage { timestamp: Int64 }
-export interface ContainerAttributes {
-  id: string;
-  metadata?: ContainerMetadata | null;
-  labels: Record<string, string>;
-  annotations: Record<string, string>;
-}
-export interface ContainerStats {
-  attributes?: ContainerAttributes | null;
-  cpu?: CpuUsage | null;
-  memory?: MemoryUsage | null;
-  writable_layer?: FilesystemUsage | null;
-  swap?: SwapUsage | null;
-  io?: IoUsage | null;
-}
-export interface ContainerStatsFilter { id?: string; pod_sandbox_id?: string; label_selector?: Record<string, string> }
-export interface NetworkInterfaceUsage {
-  name: string;
-  rx_bytes?: UInt64Value | null;
-  rx_errors?: UInt64Value | null;
-  tx_bytes?: UInt64Value | null;
-  tx_errors?: UInt64Value | null;
-}
-export interface NetworkUsage {
-  timestamp: Int64;
-  default_interface?: NetworkInterfaceUsage | null;
-  interfaces: NetworkInterfaceUsage[];
-}
-export interface ProcessUsage { timestamp: Int64; process_count?: UInt64Value | null }
-export interface PodSandboxAttributes {
-  id: string;
-  metadata?: PodSandboxMetadata | null;
-  labels: Record<string, string>;
-  annotations: Record<string, string>;
-}
-export interface LinuxPodSandboxStats {
-  cpu?: CpuUsage | null;
-  memory?: MemoryUsage | null;
-  network?: NetworkUsage | null;
-  process?: ProcessUsage | null;
-  containers: ContainerStats[];
-  io?: IoUsage | null;
-}
-export interface PodSandboxStats { attributes?: PodSandboxAttributes | null; linux?: LinuxPodSandboxStats | null }
-export interface PodSandboxStatsFilter { id?: string; label_selector?: Record<string, string> }
-
 // ---- images ------------------------------------------------------------------------------
 export interface Image {
   id: string;
@@ -397,12 +328,6 @@ export interface StopContainerRequest { container_id: string; /** seconds of gra
 export interface ListContainersRequest { filter?: ContainerFilter | null }
 export interface ListContainersResponse { containers: Container[] }
 export interface ContainerStatusRequest { container_id: string; verbose?: boolean }
-export interface ContainerStatsResponse { stats?: ContainerStats | null }
-export interface ListContainerStatsRequest { filter?: ContainerStatsFilter | null }
-export interface ListContainerStatsResponse { stats: ContainerStats[] }
-export interface PodSandboxStatsResponse { stats?: PodSandboxStats | null }
-export interface ListPodSandboxStatsRequest { filter?: PodSandboxStatsFilter | null }
-export interface ListPodSandboxStatsResponse { stats: PodSandboxStats[] }
 export interface ListImagesRequest { filter?: { image?: ImageSpec | null } | null }
 export interface ListImagesResponse { images: Image[] }
 export interface ImageStatusRequest { image: ImageSpec; verbose?: boolean }

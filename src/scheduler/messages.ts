@@ -1,7 +1,7 @@
 // The texts a failed scheduling attempt reports (framework.FitError and DefaultPreemption's PostFilter, 1.33):
 // "0/3 nodes are available: <count reason, …sorted>. preemption: 0/3 nodes are available: <…>." (the preemption
 // part is written by scheduler/preemption/post-filter.ts).
-import type { FilterStatus } from './plugins/filters.js';
+import type { FilterStatus } from './plugins/pod-info.js';
 
 export const NO_NODES_AVAILABLE = 'no nodes available to schedule pods';
 export const PREEMPTION_NOT_HELPFUL = 'Preemption is not helpful for scheduling';

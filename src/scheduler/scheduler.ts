@@ -12,7 +12,8 @@ import type { Controller, ControllerContext, ControllerFactory } from '../client
 import type { EventRecorder } from '../client/events.js';
 import { StatusError } from '../machinery/errors.js';
 import { deepEqual, rfc3339 } from '../machinery/object.js';
-import { podInfo, runFilters, type FilterStatus, type PodInfo } from './plugins/filters.js';
+import { runFilters } from './plugins/filters.js';
+import { podInfo, type FilterStatus, type PodInfo } from './plugins/pod-info.js';
 import { fitErrorMessage, NO_NODES_AVAILABLE } from './messages.js';
 import { filtersWithNominated, pdbView, preempt, type NominatedOn, type PdbView } from './preemption/post-filter.js';
 import { executePreemption } from './preemption/actions.js';

@@ -2,7 +2,8 @@
 // (Kubernetes 1.33). The structure is checked; CEL expressions (validations, variables, match conditions,
 // audit annotations, message expressions) are stored without being compiled or type-checked.
 import { FieldError } from '../../machinery/errors.js';
-import { validateLabelSelector, type MetaLabelSelector } from '../../machinery/labels.js';
+import { type MetaLabelSelector } from '../../machinery/labels.js';
+import { validateLabelSelector } from '../../machinery/label-selector-validation.js';
 import { isDNS1035Label, isDNS1123Subdomain, isQualifiedName, nameIsDNSSubdomain } from '../../machinery/validation.js';
 import {
   FAILURE_POLICIES,

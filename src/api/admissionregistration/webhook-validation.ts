@@ -2,7 +2,8 @@
 // with create-time options (no side effects, recognized review versions, unique names). CEL match conditions are
 // checked for presence and names only: k1s stores expressions without compiling them.
 import { FieldError } from '../../machinery/errors.js';
-import { validateLabelSelector, type MetaLabelSelector } from '../../machinery/labels.js';
+import { type MetaLabelSelector } from '../../machinery/labels.js';
+import { validateLabelSelector } from '../../machinery/label-selector-validation.js';
 import { isDNS1035Label, isDNS1123Subdomain, isQualifiedName } from '../../machinery/validation.js';
 import { validateClientConfig, type ClientConfig } from './webhook-client.js';
 import { goTypedStrings } from '../rbac/gostring.js';

@@ -2,7 +2,8 @@
 // pkg/apis/apps/validation, label selector checks and Go's %#v rendering of the values they report, the
 // omitempty encoding of workload statuses, and the wide CONTAINERS/IMAGES columns of the printers.
 import { FieldError, goQuote } from '../../machinery/errors.js';
-import { fromLabelSelector, validateLabelSelector, type LabelSelector, type MetaLabelSelector } from '../../machinery/labels.js';
+import { fromLabelSelector, type LabelSelector, type MetaLabelSelector } from '../../machinery/labels.js';
+import { validateLabelSelector } from '../../machinery/label-selector-validation.js';
 import { s, type Schema } from '../../machinery/schema.js';
 import { isDNS1123Label, regexError } from '../../machinery/validation.js';
 import { containerCells, CONTAINERS_DOC, IMAGES_DOC, type PodTemplateSpec } from '../core/podtemplate/spec.js';

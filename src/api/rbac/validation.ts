@@ -2,7 +2,8 @@
 // selectors, role references and subjects. Object metadata is validated by the generic server (names are
 // path segments: ValidateRBACName).
 import { FieldError } from '../../machinery/errors.js';
-import { fromLabelSelector, validateLabelSelector, type MetaLabelSelector } from '../../machinery/labels.js';
+import { fromLabelSelector, type MetaLabelSelector } from '../../machinery/labels.js';
+import { validateLabelSelector } from '../../machinery/label-selector-validation.js';
 import { isDNS1123Subdomain } from '../../machinery/validation.js';
 import { goStr, goStruct, type GoValue } from './gostring.js';
 import type { KObject } from '../types.js';

@@ -2,7 +2,7 @@
 // managedFields of its own owns every field it sets (less the system fields), and the general path gets there by
 // comparing the object with {} into field-set tries, subtracting the unownable fields and encoding the tries:
 // about half the CPU of a pod create. This walk emits the same JSON (same keys, same order) in one pass.
-// test/unit/machinery/managed-fields-create.test.ts checks it against the general path.
+// test/unit/machinery/apply/managed-fields-create.test.ts checks it against the general path.
 
 import { fieldType, typeAtom, valueAtom, type Atom } from './schema.js';
 import { compareStrings, goJSONString, isObj, type Obj } from './values.js';

@@ -5,7 +5,8 @@
 // sent at all: it changes no answer (CoreDNS' controller skips such updates too).
 import type { KObject } from '../../api/types.js';
 import { IndexedCache, objectKey, type InformerHandler } from '../../client/indexed-cache.js';
-import { dnsView, type DnsSource, type DnsSourceKind } from './records.js';
+import type { DnsSource, DnsSourceKind } from './records.js';
+import { dnsView } from './view.js';
 
 export const SOURCE_KINDS: readonly DnsSourceKind[] = ['services', 'endpointSlices', 'namespaces', 'pods'];
 

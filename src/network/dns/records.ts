@@ -13,9 +13,9 @@ import type { IndexFunc, InformerHandler } from '../../client/informer.js';
 import type { KObject } from '../../api/types.js';
 import { addressFromReverse, addressLabel, canonicalIP, isReverseName, normalizeName, podNameToIP, stripUnderscore } from './names.js';
 import { isIP } from 'node:net';
+import { SERVICE_NAME_LABEL, type ServiceSpec, type Slice } from './view.js';
 
 export const DNS_SCHEMA_VERSION = '1.1.0';
-const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 const IDX_CLUSTER_IP = 'dns:clusterIP';
 const IDX_SLICE_SERVICE = 'dns:service';
 const IDX_SLICE_IP = 'dns:address';
@@ -70,30 +70,6 @@ interface Entry {
 }
 
 type Lookup = { entries: Entry[] } | { nxdomain: true };
-
-interface ServicePort {
-  name?: string;
-  port: number;
-  protocol?: string;
-}
-interface ServiceSpec {
-  type?: string;
-  clusterIP?: string;
-  clusterIPs?: string[];
-  externalName?: string;
-  ports?: ServicePort[];
-  publishNotReadyAddresses?: boolean;
-}
-interface SliceEndpoint {
-  addresses?: string[];
-  hostname?: string;
-  conditions?: { ready?: boolean };
-}
-interface Slice extends KObject {
-  addressType?: string;
-  endpoints?: SliceEndpoint[];
-  ports?: { name?: string; port?: number; protocol?: string }[];
-}
 
 export class ClusterDnsRecords {
   readonly zone: string;
@@ -357,44 +333,6 @@ export class ClusterDnsRecords {
   private touch(): void {
     this.gen++;
     this.modified = Math.floor(Date.now() / 1000);
-  }
-}
-
-/**
- * The part of an object the records read (what is copied to the DNS worker): a change outside it changes no answer.
- * Keep in step with what ClusterDnsRecords reads above.
- */
-export function dnsView(kind: DnsSourceKind, o: KObject): KObject {
-  const metadata = { name: o.metadata.name, namespace: o.metadata.namespace };
-  switch (kind) {
-    case 'namespaces':
-      return { metadata: { name: o.metadata.name } } as KObject;
-    case 'services': {
-      const s = (o.spec ?? {}) as ServiceSpec;
-      const spec: ServiceSpec = {
-        type: s.type,
-        clusterIP: s.clusterIP,
-        clusterIPs: s.clusterIPs,
-        externalName: s.externalName,
-        ports: s.ports?.map((p) => ({ name: p.name, port: p.port, protocol: p.protocol })),
-        publishNotReadyAddresses: s.publishNotReadyAddresses,
-      };
-      return { metadata, spec } as unknown as KObject;
-    }
-    case 'endpointSlices': {
-      const sl = o as Slice;
-      const svc = o.metadata.labels?.[SERVICE_NAME_LABEL];
-      return {
-        metadata: { ...metadata, labels: svc === undefined ? undefined : { [SERVICE_NAME_LABEL]: svc } },
-        addressType: sl.addressType,
-        endpoints: sl.endpoints?.map((e) => ({ addresses: e.addresses, hostname: e.hostname, conditions: e.conditions && { ready: e.conditions.ready } })),
-        ports: sl.ports?.map((p) => ({ name: p.name, port: p.port, protocol: p.protocol })),
-      } as unknown as KObject;
-    }
-    case 'pods': {
-      const st = (o.status ?? {}) as { podIP?: string; podIPs?: { ip: string }[] };
-      return { metadata, status: { podIP: st.podIP, podIPs: st.podIPs?.map((p) => ({ ip: p.ip })) } } as unknown as KObject;
-    }
   }
 }
 

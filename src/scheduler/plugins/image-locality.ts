@@ -5,7 +5,7 @@
 // `docker.io/library/nginx:latest`), which matches what a CRI runtime reports in node.status.images.
 import type { KObject } from '../../api/types.js';
 import type { InformerFactory } from '../../client/informer.js';
-import type { PodInfo } from './filters.js';
+import type { PodInfo } from './pod-info.js';
 import type { NodeInfo } from '../node-info.js';
 
 export const IMAGE_LOCALITY = 'ImageLocality';

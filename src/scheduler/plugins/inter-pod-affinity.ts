@@ -6,7 +6,7 @@
 // Exported as function declarations: filters.ts and this module import each other.
 import type { KObject } from '../../api/types.js';
 import { fromLabelSelector, type LabelSelector, type MetaLabelSelector } from '../../machinery/labels.js';
-import type { FilterStatus, PodInfo } from './filters.js';
+import type { FilterStatus, PodInfo } from './pod-info.js';
 import type { NodeInfo, PodEntry } from '../node-info.js';
 import { selectorKey } from './topology-spread.js';
 

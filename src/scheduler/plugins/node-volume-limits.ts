@@ -3,7 +3,7 @@
 // counted against their class's provisioner, inline CSI volumes) plus the distinct ones already used by the node's
 // pods must stay within that count; a volume shared with a pod already there is counted once.
 import type { KObject } from '../../api/types.js';
-import type { FilterStatus, PodInfo } from './filters.js';
+import type { FilterStatus, PodInfo } from './pod-info.js';
 import type { NodeInfo } from '../node-info.js';
 import { claimClass, podClaims, type CSINode, type VolumeLookups } from '../volume-binding/types.js';
 

@@ -3,7 +3,8 @@
 // TaintToleration PreferNoSchedule (3), NodeAffinity preferred terms (2), PodTopologySpread (2) and InterPodAffinity
 // (2). Each plugin scores 0–100 per node (normalised like framework.DefaultNormalizeScore or the plugin's own
 // NormalizeScore); the node with the highest weighted sum wins, ties broken at random.
-import { termMatches, tolerated, type PodInfo } from './filters.js';
+import { termMatches, tolerated } from './node-filters.js';
+import { type PodInfo } from './pod-info.js';
 import { FIT_ALLOC_CPU, FIT_ALLOC_MEM, FIT_NZ_CPU, FIT_NZ_MEM, FIT_REQ_CPU, FIT_REQ_MEM, type NodeInfo } from '../node-info.js';
 import { podTopologySpreadScores } from './topology-spread.js';
 import { interPodAffinityScores } from './inter-pod-affinity.js';

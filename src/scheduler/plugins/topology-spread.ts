@@ -5,7 +5,8 @@
 // Exported as function declarations: filters.ts and this module import each other.
 import type { KObject } from '../../api/types.js';
 import { fromLabelSelector, selectorFromSet, type LabelSelector, type MetaLabelSelector } from '../../machinery/labels.js';
-import { nodeMatchesRequiredAffinity, taintToleration, type FilterStatus, type PodInfo } from './filters.js';
+import { nodeMatchesRequiredAffinity, taintToleration } from './node-filters.js';
+import { type FilterStatus, type PodInfo } from './pod-info.js';
 import type { NodeInfo, PodEntry } from '../node-info.js';
 
 export const REASON_SPREAD_CONSTRAINTS = "node(s) didn't match pod topology spread constraints";

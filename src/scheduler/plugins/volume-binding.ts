@@ -4,7 +4,7 @@
 // exist and accept the node (node affinity); unbound WaitForFirstConsumer claims need an available matching PV there
 // or a class that can provision on that node (allowedTopologies). What was found per node is kept for Reserve.
 import type { KObject } from '../../api/types.js';
-import type { FilterStatus, PodInfo } from './filters.js';
+import type { FilterStatus, PodInfo } from './pod-info.js';
 import type { NodeInfo } from '../node-info.js';
 import { bySize, findMatchingVolume } from '../../api/core/persistentvolume/matching.js';
 import { volumeRestrictionsFilter, volumeRestrictionsPreFilter } from './volume-restrictions.js';

@@ -4,7 +4,7 @@
 // in the cluster makes the pod unschedulable everywhere (Unschedulable, so preemption may evict the user: in its dry
 // run the node's own pods are counted from the trimmed node, which is kube's AddPod/RemovePod nuance).
 import type { KObject } from '../../api/types.js';
-import type { FilterStatus, PodInfo } from './filters.js';
+import type { FilterStatus, PodInfo } from './pod-info.js';
 import type { NodeInfo } from '../node-info.js';
 import { podClaims, preFilterReject, pvcKey } from '../volume-binding/types.js';
 

@@ -2,7 +2,7 @@
 // zones joined by "__") only fit nodes carrying a matching label; nodes with no zone/region label at all accept
 // anything. Unbound claims of WaitForFirstConsumer classes are skipped (VolumeBinding places them); other unbound
 // claims and missing objects reject the pod in PreFilter with kube's messages.
-import type { FilterStatus, PodInfo } from './filters.js';
+import type { FilterStatus, PodInfo } from './pod-info.js';
 import type { NodeInfo } from '../node-info.js';
 import { claimClass, podClaims, preFilterReject } from '../volume-binding/types.js';
 

@@ -1,7 +1,7 @@
 // The nominator (kube's nominator in the scheduling queue): pending pods that preemption nominated to a node, so
 // that other pods of lower or equal priority leave room for them there while the victims terminate.
 import type { KObject } from '../../api/types.js';
-import type { PodInfo } from '../plugins/filters.js';
+import type { PodInfo } from '../plugins/pod-info.js';
 import { podEntry, type PodEntry } from '../node-info.js';
 
 type PodLike = KObject & { spec?: { nodeName?: string }; status?: { nominatedNodeName?: string } };

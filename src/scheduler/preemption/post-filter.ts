@@ -7,7 +7,8 @@ import type { KObject } from '../../api/types.js';
 import type { PodSpec } from '../../api/core/pod/types.js';
 import type { PodDisruptionBudget } from '../../api/policy/poddisruptionbudget/resource.js';
 import { fromLabelSelector, type LabelSelector } from '../../machinery/labels.js';
-import { runFilters, type FilterStatus, type PodInfo } from '../plugins/filters.js';
+import { runFilters } from '../plugins/filters.js';
+import { type FilterStatus, type PodInfo } from '../plugins/pod-info.js';
 import { fitErrorMessage, NO_PREEMPTION_VICTIMS, NOT_ELIGIBLE_PREEMPT_NEVER, PREEMPTION_NOT_HELPFUL } from '../messages.js';
 import type { NodeInfo, PodEntry } from '../node-info.js';
 

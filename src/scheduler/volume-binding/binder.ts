@@ -8,7 +8,7 @@ import type { KObject } from '../../api/types.js';
 import type { Client } from '../../client/types.js';
 import type { Informer, InformerFactory } from '../../client/informer.js';
 import { clone, deepEqual } from '../../machinery/object.js';
-import type { PodInfo } from '../plugins/filters.js';
+import type { PodInfo } from '../plugins/pod-info.js';
 import { podVolumesOn, VOLUME_BINDING, type PodVolumes } from '../plugins/volume-binding.js';
 import { VOLUME_RESTRICTIONS } from '../plugins/volume-restrictions.js';
 import { VOLUME_ZONE } from '../plugins/volume-zone.js';

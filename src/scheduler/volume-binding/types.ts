@@ -2,7 +2,7 @@
 // scheduler wires from its informers, and the small rules several plugins share: which claims a pod uses (generic
 // ephemeral volumes are claims named <pod>-<volume>) and whether its class delays binding.
 import type { KObject } from '../../api/types.js';
-import type { FilterStatus } from '../plugins/filters.js';
+import type { FilterStatus } from '../plugins/pod-info.js';
 import { claimClass, type PV, type PVC, type StorageClass } from '../../api/core/persistentvolume/matching.js';
 
 export type { ObjectRef, StorageClass, TopologySelectorTerm } from '../../api/core/persistentvolume/types.js';

@@ -5,11 +5,12 @@
 // writer thread the file can be a commit ahead of that, so reads make sure they see exactly the reported state. One
 // process per database file (a lock file).
 import type Database from 'better-sqlite3';
-import type { CheckpointInfo } from './checkpoint-thread.js';
 import { Checkpointer } from './checkpointer.js';
 import { lockDatabase } from './lock.js';
 import { SqliteReads } from './reads.js';
-import { openDatabase, readCurrentRevision, readMeta, type Durability } from './schema.js';
+import { RecentRevisions } from './recent-revisions.js';
+import type { CommitInfo, SqliteStoreOptions } from './options.js';
+import { openDatabase, readCurrentRevision, readMeta } from './schema.js';
 import { ThreadWriter } from './thread.js';
 import { InlineWriter, type Committed, type StoreWriter } from './writer.js';
 import type { WriteOp, WrittenEvent } from './writes.js';
@@ -28,57 +29,13 @@ import {
 } from '../types.js';
 import { WatchHub } from '../watch-hub.js';
 
-export interface SqliteStoreOptions {
-  /** database file, or ':memory:' */
-  path: string;
-  /** 'full' (default): acknowledged writes survive power loss; 'normal': they survive a process crash */
-  durability?: Durability;
-  /** log each commit batch to stderr (default: when K1S_TRACE lists "store") */
-  trace?: boolean;
-  /** called after each committed batch (metrics, tests) */
-  onCommit?: (info: CommitInfo) => void;
-  /** how many keys' latest revisions revision() answers from the last commits: 65536 (default) to twice that */
-  recentRevisions?: number;
-  /** called after each checkpoint of the checkpointer thread (tests, traces) */
-  onCheckpoint?: (info: CheckpointInfo) => void;
-  /** how long open waits for another process to release the database (default 5000 ms) */
-  lockTimeoutMs?: number;
-  /** most writes per transaction (default 2000) */
-  maxBatch?: number;
-  /** revisions compacted per transaction, so compaction does not stall the event loop (default 10000) */
-  compactionChunk?: number;
-  /**
-   * 'thread': commit on a writer thread, so the main thread serves requests while the disk syncs; 'inline':
-   * commit on the main thread. ':memory:' is always inline (another connection cannot see it). Default: 'inline'
-   * (the API-level benchmark did not show the thread clearly faster yet), or K1S_SQLITE_WRITER.
-   */
-  writer?: 'thread' | 'inline';
-  /**
-   * Where an inline file store checkpoints its WAL: 'thread' (default, or K1S_SQLITE_CHECKPOINTER): a thread of its
-   * own, so the syncs of a checkpoint do not stall the event loop; 'inline': in the commit that fills the WAL past
-   * 1000 pages, as SQLite does by default.
-   */
-  checkpointer?: 'thread' | 'inline';
-}
-
 /**
  * With the checkpointer thread, the store's own connection checkpoints only once the WAL holds this many pages (64 MiB
  * of 4 KiB pages): the thread has then fallen behind, or cannot finish because commits keep coming.
  */
 const FALLBACK_AUTOCHECKPOINT = 16384;
 
-export type { CheckpointInfo };
-
-export interface CommitInfo {
-  /** writes in the batch */
-  ops: number;
-  /** writes that succeeded (the others failed their precondition) */
-  changed: number;
-  /** the revision after the batch */
-  revision: number;
-  /** time spent applying and committing */
-  ms: number;
-}
+export type { CheckpointInfo, CommitInfo, SqliteStoreOptions } from './options.js';
 
 export class SqliteStore implements Store {
   readonly path: string;
@@ -86,16 +43,8 @@ export class SqliteStore implements Store {
   private readonly reads: SqliteReads;
   private readonly writer: StoreWriter;
   private readonly checkpointer: Checkpointer | undefined;
-  /**
-   * The latest revision of the keys committed last, in two generations: every commit passes through committed(),
-   * so an entry is always the key's latest (a deleted key has none in either). A writer reads the revision of a key
-   * it wrote or saw written moments ago (a pod bound, then its status written); this answers that without SQLite.
-   * When `recent` is full it becomes `older` and the previous `older` is dropped whole (a Map used as a queue,
-   * its first key deleted at every write, costs a scan over the deleted slots at every keys().next()).
-   */
-  private recent = new Map<string, Revision>();
-  private older = new Map<string, Revision>();
-  private readonly recentSize: number;
+  /** what revision() answers without SQLite (recent-revisions.ts) */
+  private readonly recent: RecentRevisions;
   private readonly hub = new WatchHub();
   private readonly maxLogRev: Database.Statement;
   private readonly trace: boolean;
@@ -117,7 +66,7 @@ export class SqliteStore implements Store {
     this.trace = opts.trace ?? traceEnabled();
     this.onCommit = opts.onCommit;
     this.compactionChunk = opts.compactionChunk ?? 10_000;
-    this.recentSize = opts.recentRevisions ?? 65_536;
+    this.recent = new RecentRevisions(opts.recentRevisions ?? 65_536);
     this.reads = new SqliteReads(db);
     this.maxLogRev = db.prepare('SELECT max(rev) FROM log').pluck();
     this.rev = readCurrentRevision(db);
@@ -185,8 +134,8 @@ export class SqliteStore implements Store {
   async revision(key: string): Promise<Revision | undefined> {
     this.checkOpen();
     this.writer.drain();
-    const known = this.recent.get(key) ?? this.older.get(key);
-    if (known) return { modRevision: known.modRevision, createRevision: known.createRevision };
+    const known = this.recent.get(key);
+    if (known) return known;
     const rev = this.rev;
     return this.readLatest(
       () => this.reads.latestRevision(key),
@@ -298,7 +247,7 @@ export class SqliteStore implements Store {
     if (events.length) {
       this.rev = events[events.length - 1]!.kv.modRevision;
       this.checkpointer?.kick();
-      this.remember(events);
+      this.recent.remember(events);
     }
     this.hub.publish(events);
     if (this.trace || this.onCommit) {
@@ -313,22 +262,6 @@ export class SqliteStore implements Store {
       } catch {
         // Committed is committed: a failing observer must not make the batch look failed (and be retried).
       }
-    }
-  }
-
-  private remember(events: WatchEvent[]): void {
-    for (const { type, kv } of events) {
-      if (type === 'DELETED') {
-        this.recent.delete(kv.key);
-        this.older.delete(kv.key);
-        continue;
-      }
-      // `recent` is looked at first: an older entry of the key is shadowed
-      if (this.recent.size >= this.recentSize) {
-        this.older = this.recent;
-        this.recent = new Map();
-      }
-      this.recent.set(kv.key, { modRevision: kv.modRevision, createRevision: kv.createRevision });
     }
   }
 

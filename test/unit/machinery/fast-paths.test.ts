@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { checkAgainstSchema, duplicateFields } from '../../../src/machinery/field-validation.js';
-import { podSchema, set } from './apply-fixtures.js';
+import { podSchema, set } from './apply/fixtures.js';
 import { normalizePodEncoding } from '../../../src/api/core/pod/encoding.js';
 import type { Pod } from '../../../src/api/core/pod/types.js';
 import { formatTime } from '../../../src/machinery/apply/managed-fields.js';

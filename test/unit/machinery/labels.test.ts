@@ -1,14 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  fromLabelSelector,
-  parseLabelSelector,
-  selectorFromSet,
-  everything,
-  nothing,
-  parseSelector,
-  validateLabelSelector,
-} from '../../../src/machinery/labels.js';
+import { fromLabelSelector, parseLabelSelector, selectorFromSet, everything, nothing, parseSelector } from '../../../src/machinery/labels.js';
+import { validateLabelSelector } from '../../../src/machinery/label-selector-validation.js';
 import { StatusError } from '../../../src/machinery/errors.js';
 
 const VALUE_MSG =

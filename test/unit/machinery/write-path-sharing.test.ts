@@ -10,7 +10,7 @@ import { fieldElement as f } from '../../../src/machinery/apply/path.js';
 import { decodeManagedFields, encodeManagedFields, updateManagedFields } from '../../../src/machinery/apply/managed-fields.js';
 import { normalizePodEncoding } from '../../../src/api/core/pod/encoding.js';
 import type { Pod } from '../../../src/api/core/pod/types.js';
-import { podSchema, set } from './apply-fixtures.js';
+import { podSchema, set } from './apply/fixtures.js';
 
 type O = Record<string, unknown>;
 

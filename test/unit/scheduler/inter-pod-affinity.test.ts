@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KObject } from '../../../src/api/types.js';
-import { podInfo } from '../../../src/scheduler/plugins/filters.js';
+import { podInfo } from '../../../src/scheduler/plugins/pod-info.js';
 import {
   interPodAffinityFilter,
   interPodAffinityScores,

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KObject } from '../../../src/api/types.js';
-import { podInfo, runFilters, toleratesTaint } from '../../../src/scheduler/plugins/filters.js';
+import { runFilters } from '../../../src/scheduler/plugins/filters.js';
+import { toleratesTaint } from '../../../src/scheduler/plugins/node-filters.js';
+import { podInfo } from '../../../src/scheduler/plugins/pod-info.js';
 import { fitErrorMessage } from '../../../src/scheduler/messages.js';
 import { NodeInfo, podEntry } from '../../../src/scheduler/node-info.js';
 import { podRequests } from '../../../src/scheduler/resources.js';

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KObject } from '../../../src/api/types.js';
-import { podInfo, runFilters, type FilterStatus } from '../../../src/scheduler/plugins/filters.js';
+import { runFilters } from '../../../src/scheduler/plugins/filters.js';
+import { podInfo, type FilterStatus } from '../../../src/scheduler/plugins/pod-info.js';
 import { NodeInfo, podEntry, type PodEntry } from '../../../src/scheduler/node-info.js';
 import {
   pdbView,

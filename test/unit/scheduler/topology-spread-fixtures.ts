@@ -1,7 +1,8 @@
 // Small in-memory clusters for the PodTopologySpread / InterPodAffinity tests: a SchedulerCache with nodes in zones
 // and pods placed on them, plus a helper that asks which nodes a pod may go to.
 import type { KObject } from '../../../src/api/types.js';
-import { podInfo, runFilters, type FilterStatus } from '../../../src/scheduler/plugins/filters.js';
+import { runFilters } from '../../../src/scheduler/plugins/filters.js';
+import { podInfo, type FilterStatus } from '../../../src/scheduler/plugins/pod-info.js';
 import { SchedulerCache } from '../../../src/scheduler/node-info.js';
 import { node, pod, type PodOpts } from './fixtures.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { podInfo } from '../../../src/scheduler/plugins/filters.js';
+import { podInfo } from '../../../src/scheduler/plugins/pod-info.js';
 import { findPlacement } from '../../../src/scheduler/scheduler.js';
 import { HOST, labelled, ZONE, zonedCluster } from './topology-spread-fixtures.js';
 

@@ -2,7 +2,8 @@
 // (pkg/apis/apps/validation, 1.33) and the apps/v1 selector immutability of the daemonset strategy. A missing
 // selector is not reported as such: it selects nothing, so the template labels "do not match" it.
 import { FieldError, goQuote } from '../../../machinery/errors.js';
-import { validateLabelSelector, type MetaLabelSelector } from '../../../machinery/labels.js';
+import { type MetaLabelSelector } from '../../../machinery/labels.js';
+import { validateLabelSelector } from '../../../machinery/label-selector-validation.js';
 import {
   asSelector, collisionCountDecremented, goIntOrString, goLabelSelector, intOrPercentValue, nonNegative, notMoreThan100Percent,
   validateImmutableSelector, validatePositiveIntOrPercent, type IntOrString,

@@ -2,7 +2,8 @@
 // (1.33, with JobPodFailurePolicy, JobBackoffLimitPerIndex, JobSuccessPolicy, JobManagedBy, JobPodReplacementPolicy
 // and ElasticIndexedJob all enabled). Messages, paths and order as Kubernetes reports them.
 import { FieldError } from '../../../machinery/errors.js';
-import { fromLabelSelector, validateLabelSelector, type MetaLabelSelector } from '../../../machinery/labels.js';
+import { fromLabelSelector, type MetaLabelSelector } from '../../../machinery/labels.js';
+import { validateLabelSelector } from '../../../machinery/label-selector-validation.js';
 import { byteLength, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, regexError } from '../../../machinery/validation.js';
 import { bare, goLabelSelector, goPtr, goStringMap } from '../../gofmt.js';
 import type { Job, JobSpec, JobTemplateSpec, PodFailurePolicyRule } from '../types.js';

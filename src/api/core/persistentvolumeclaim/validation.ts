@@ -3,7 +3,8 @@
 // 1.33 defaults: RecoverVolumeExpansionFailure on, VolumeAttributesClass off), plus the data-source
 // normalisation of pkg/api/persistentvolumeclaim the strategy applies.
 import { FieldError } from '../../../machinery/errors.js';
-import { validateLabelSelector, type MetaLabelSelector } from '../../../machinery/labels.js';
+import { type MetaLabelSelector } from '../../../machinery/labels.js';
+import { validateLabelSelector } from '../../../machinery/label-selector-validation.js';
 import { clone } from '../../../machinery/object.js';
 import { nameIsDNSLabel, nameIsDNSSubdomain, validateImmutableField } from '../../../machinery/validation.js';
 import { bare, invalidEach, isNativeResource, qualifiedName } from '../pod/validation-util.js';

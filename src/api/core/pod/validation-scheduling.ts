@@ -1,7 +1,8 @@
 // Scheduling-related checks of ValidatePodSpec (pkg/apis/core/validation/validation.go, 1.33 defaults): affinity,
 // tolerations, topology spread constraints, DNS config, host aliases, readiness and scheduling gates.
 import { FieldError } from '../../../machinery/errors.js';
-import { validateLabelSelector, type MetaLabelSelector } from '../../../machinery/labels.js';
+import { type MetaLabelSelector } from '../../../machinery/labels.js';
+import { validateLabelSelector } from '../../../machinery/label-selector-validation.js';
 import { isValidLabelValue, nameIsDNSLabel, validateLabelName } from '../../../machinery/validation.js';
 import type { PodSpec, Toleration } from './types.js';
 import { dns1123Subdomain, invalidEach, isObj, qualifiedName, regexErrorSubdomainUnderscore, validIP } from './validation-util.js';

@@ -2,7 +2,7 @@
 // pkg/apis/core/validation/validation.go, 1.33). Paths and messages follow Kubernetes, quirks included
 // (the misspelt "downwarAPI" path, GCE disks checked under "persistentDisk").
 import { FieldError } from '../../../machinery/errors.js';
-import { validateLabelSelector } from '../../../machinery/labels.js';
+import { validateLabelSelector } from '../../../machinery/label-selector-validation.js';
 import { nameIsDNSSubdomain, validateAnnotations, validateLabels } from '../../../machinery/validation.js';
 import type { Volume } from './types.js';
 import { VOLUME_FIELD_PATHS, validateObjectFieldSelector, validateResourceFieldSelector } from './validation-fields.js';

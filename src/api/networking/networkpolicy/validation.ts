@@ -1,7 +1,8 @@
 // NetworkPolicy validation: ValidateNetworkPolicy(Spec/Port/Peer/Update) and ValidateIPBlock in
 // pkg/apis/networking/validation/validation.go; CIDR warnings as the 1.33 strategy returns them.
 import { FieldError } from '../../../machinery/errors.js';
-import { validateLabelSelector, type MetaLabelSelector } from '../../../machinery/labels.js';
+import { type MetaLabelSelector } from '../../../machinery/labels.js';
+import { validateLabelSelector } from '../../../machinery/label-selector-validation.js';
 import { isValidPortName, isValidPortNum } from '../../core/pod/validation-util.js';
 import { cidrContains, cidrWarnings, parseCIDR } from '../ip.js';
 import { goStringSlice, orEmpty } from '../util.js';

@@ -1,7 +1,8 @@
 // ValidatePodDisruptionBudgetSpec and ValidatePodDisruptionBudgetStatusUpdate (pkg/apis/policy/validation, 1.33),
 // with the apps helpers ValidatePositiveIntOrPercent / IsNotMoreThan100Percent and metav1 ValidateConditions.
 import { FieldError } from '../../../machinery/errors.js';
-import { validateLabelSelector, type MetaLabelSelector } from '../../../machinery/labels.js';
+import { type MetaLabelSelector } from '../../../machinery/labels.js';
+import { validateLabelSelector } from '../../../machinery/label-selector-validation.js';
 import { byteLength, isQualifiedName, regexError } from '../../../machinery/validation.js';
 import { bare, goIntOrString, goPtr } from '../../gofmt.js';
 import { parseTime } from '../../format.js';

@@ -12,7 +12,7 @@ import { authExtraProtoTags } from '../../../../src/api/proto-tags/admission-api
 import { StatusError } from '../../../../src/machinery/errors.js';
 import { decodeK8sProtobuf } from '../../../../src/machinery/protobuf/decode.js';
 import { SchemaSet } from '../../../../src/machinery/schema.js';
-import { cat, envelope, len, vint } from '../../machinery/protobuf-helpers.js';
+import { cat, envelope, len, vint } from '../../machinery/protobuf/helpers.js';
 
 const AR = 'admissionregistration.k8s.io/v1';
 const hook = {

@@ -11,7 +11,7 @@ import { authExtraProtoTags } from '../../../../src/api/proto-tags/admission-api
 import { rbacDefinitions } from '../../../../src/api/rbac/index.js';
 import { decodeK8sProtobuf, missingProtoTags } from '../../../../src/machinery/protobuf/decode.js';
 import { SchemaSet } from '../../../../src/machinery/schema.js';
-import { cat, envelope, len, vint } from '../../machinery/protobuf-helpers.js';
+import { cat, envelope, len, vint } from '../../machinery/protobuf/helpers.js';
 
 const mine = [rbacDefinitions, admissionregistrationDefinitions, apiextensionsDefinitions, authzDefinitions];
 const schemas = new SchemaSet(metaDefinitions, coreDefinitions, podResource.definitions, ...mine);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Pod } from '../../../../../src/api/core/pod/resource.js';
 import type { KObject } from '../../../../../src/api/types.js';
-import { cat, envelope, len, vint } from '../../../machinery/protobuf-helpers.js';
+import { cat, envelope, len, vint } from '../../../machinery/protobuf/helpers.js';
 import { cluster, createPDB, createPod, eviction, evictionPath, rejection, runPod, type Cluster, type Obj } from './subresource-helpers.js';
 
 const success = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 };
