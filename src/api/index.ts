@@ -8,7 +8,7 @@ import { certificatesDefinitions, certificatesResources } from './certificates/i
 import { coreMoreDefinitions, coreMoreResources } from './core/more-kinds.js';
 import { rbacDefinitions, rbacResources } from './rbac/index.js';
 import { admissionregistrationDefinitions, admissionregistrationResources } from './admissionregistration/index.js';
-import { apiextensionsDefinitions, apiextensionsResources } from './apiextensions/index.js';
+import { apiextensionsDefinitions, apiextensionsResources, customResourceDefinitionResourceWith, type NamesInUse } from './apiextensions/index.js';
 import { authzDefinitions, authzResources, tokenReviewResource, type TokenVerifier } from './auth/index.js';
 import { discoveryDefinitions, discoveryResources } from './discovery/index.js';
 import { networkingDefinitions, networkingResources } from './networking/index.js';
@@ -25,11 +25,12 @@ import { metaDefinitions } from './meta.js';
 import type { ResourceDefinition } from './types.js';
 
 /** A fresh list per cluster: definitions are data, but the list belongs to whoever builds a registry. */
-export function builtinResources(opts: { verifyToken?: TokenVerifier } = {}): ResourceDefinition[] {
+export function builtinResources(opts: { verifyToken?: TokenVerifier; crdNamesInUse?: NamesInUse } = {}): ResourceDefinition[] {
+  const apiextensions = opts.crdNamesInUse ? [customResourceDefinitionResourceWith(opts.crdNamesInUse)] : apiextensionsResources;
   const authz = opts.verifyToken
     ? [...authzResources.filter((r) => r.kind !== 'TokenReview'), tokenReviewResource(opts.verifyToken)]
     : authzResources;
-  return [...coreResources, podResource, ...coreMoreResources, ...coreWorkloadResources, eventsV1Resource, leaseResource, ...appsResources, ...batchResources, ...autoscalingResources, ...policyResources, ...schedulingResources, ...nodeResources, ...networkingResources, ...discoveryResources, ...storageResources, ...certificatesResources, ...rbacResources, ...admissionregistrationResources, ...apiextensionsResources, ...authz];
+  return [...coreResources, podResource, ...coreMoreResources, ...coreWorkloadResources, eventsV1Resource, leaseResource, ...appsResources, ...batchResources, ...autoscalingResources, ...policyResources, ...schedulingResources, ...nodeResources, ...networkingResources, ...discoveryResources, ...storageResources, ...certificatesResources, ...rbacResources, ...admissionregistrationResources, ...apiextensions, ...authz];
 }
 
 export function baseDefinitions(): Definitions[] {

@@ -162,6 +162,14 @@ export interface ResourceDefinition<T extends KObject = KObject> {
   /** Set for resources that are computed on create and not stored (verbs must be ["create"]). */
   virtual?: VirtualCreate<T>;
   /**
+   * Served from a CustomResourceDefinition: a body is pruned to the schema (what was dropped is the unknown-field
+   * report) instead of type-checked while decoding, stored objects are defaulted when read, and strategic merge
+   * patch and protobuf are refused, as kube-apiserver does for custom resources.
+   */
+  custom?: CustomResourceHooks;
+  /** the `Warning` every request of this version answers with (a deprecated version) */
+  deprecationWarning?: string;
+  /**
    * Another version or group serving the same stored objects (events.k8s.io/v1 Event over core/v1 events): the
    * storage resource and the conversion to and from its stored form.
    */
@@ -173,6 +181,17 @@ export interface ResourceDefinition<T extends KObject = KObject> {
     /** awaited before each read (get, list), e.g. to start following what fromStored needs */
     prepare?(): Promise<void>;
   };
+}
+
+export interface CustomResourceHooks {
+  /** the CustomResourceDefinition's name (plural.group) */
+  crdName: string;
+  /** drops the fields the schema does not know, in place; returns their paths ("spec.foo") */
+  prune(obj: KObject): string[];
+  /** structural defaulting of an object read from storage (Kubernetes defaults on read too) */
+  defaultOnRead?(obj: KObject): void;
+  /** creates are refused while the definition is being deleted */
+  terminating?: boolean;
 }
 
 export function apiVersionOf(d: { group: string; version: string }): string {

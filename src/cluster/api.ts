@@ -3,6 +3,8 @@
 import { builtinResources, baseDefinitions } from '../api/index.js';
 import { namespaceLifecycle } from '../apiserver/admission/namespace-lifecycle.js';
 import { Registry } from '../apiserver/registry/registry.js';
+import { CustomResourceController } from '../apiserver/customresources/controller.js';
+import type { CustomResourceDefinition } from '../api/apiextensions/index.js';
 import { LocalClient } from '../client/local.js';
 import { csrRequester } from '../apiserver/admission/csr-requester.js';
 import { serviceAllocation } from '../apiserver/admission/service-ip.js';
@@ -41,6 +43,8 @@ export interface ClusterApiOptions {
 
 export interface ClusterApi {
   registry: Registry;
+  /** serves the custom resources of the stored CRDs (start before serving requests) */
+  customResources: CustomResourceController;
   client: LocalClient;
   /** bearer-token authentication for the HTTPS server */
   authenticateToken(token: string, audiences?: string[]): Promise<UserInfo | undefined>;
@@ -57,7 +61,10 @@ export function buildClusterApi(store: Store, opts: ClusterApiOptions = {}): Clu
     const user = await authenticateToken(token, audiences.length ? audiences : undefined);
     return user ? { user, audiences: audiences.length ? audiences : [issuer] } : undefined;
   };
-  const registry = new Registry(store as never, builtinResources({ verifyToken }), baseDefinitions());
+  let customResources: CustomResourceController | undefined;
+  const crdNamesInUse = (crd: CustomResourceDefinition) => customResources?.namesInUse(crd) ?? [];
+  const registry = new Registry(store as never, builtinResources({ verifyToken, crdNamesInUse }), baseDefinitions());
+  customResources = new CustomResourceController(registry, (m) => process.stderr.write(`${m}\n`));
   registry.admission.add(namespaceLifecycle(() => registry.mustLookup('', 'v1', 'namespaces')));
   registry.admission.add(priorityClassAdmission());
   registry.admission.add(serviceAccountAdmission(() => registry.mustLookup('', 'v1', 'serviceaccounts')));
@@ -85,9 +92,13 @@ export function buildClusterApi(store: Store, opts: ClusterApiOptions = {}): Clu
   for (const d of metrics?.definitions ?? []) registry.add(d);
   return {
     registry,
+    customResources,
     client: new LocalClient(registry),
     authenticateToken: (t, a) => authenticateToken(t, a),
-    stop: () => metrics?.stop(),
+    stop: () => {
+      metrics?.stop();
+      customResources.stop();
+    },
   };
 }
 

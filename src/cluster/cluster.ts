@@ -146,6 +146,8 @@ export class Cluster {
       watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs },
     });
     await bootstrapClusterObjects(api, opts.serviceCIDR);
+    await api.customResources.start();
+    phase('custom resources served');
     await rbac?.start();
     bootstrapped = true;
     phase('system namespaces ready');

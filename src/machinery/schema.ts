@@ -145,6 +145,10 @@ export class SchemaSet {
     for (const [name, sc] of Object.entries(defs)) this.defs.set(name, sc);
   }
 
+  remove(names: string[]): void {
+    for (const n of names) this.defs.delete(n);
+  }
+
   has(name: string): boolean {
     return this.defs.has(name);
   }

@@ -1,12 +1,11 @@
 // apiextensions.k8s.io/v1 CustomResourceDefinition: k8s.io/apiextensions-apiserver/pkg/registry/
 // customresourcedefinition (strategy: status reset on create, kept on update, generation on spec changes,
 // stored versions tracked; no create on update), defaults from pkg/apis/apiextensions/v1/defaults.go, the default
-// NAME / CREATED AT table. Kubernetes' naming and establishing controllers set status.acceptedNames and the
-// NamesAccepted / Established conditions right after a write; k1s does the same when it stores the object
-// (canonicalize), without their cross-CRD name-conflict checks. Serving the custom resources is not done here,
-// and deletion is immediate (no customresourcecleanup finalizer, since no instances exist to clean up).
+// NAME / CREATED AT table. The naming and establishing controllers' step runs where the CRD is stored
+// (canonicalize, naming.ts); a DELETE starts the cleanup of its objects (the customresourcecleanup finalizer,
+// worked by the API server's custom-resource controller, which also serves the objects).
 import type { Definitions } from '../../machinery/schema.js';
-import { rfc3339 } from '../../machinery/object.js';
+import { acceptNames, startTermination, type NamesInUse } from './naming.js';
 import { apiextensionsDefinitions as schemaDefinitions, APIEXT } from './schema.js';
 import { validateCRD, validateCRDUpdate, validateNames, type CRDNames, type CustomResourceDefinition } from './validation.js';
 import { defineResource, type ResourceDefinition } from '../types.js';
@@ -15,6 +14,7 @@ export { APIEXT } from './schema.js';
 export type { CustomResourceDefinition, CRDNames, CRDVersion, CRDCondition } from './validation.js';
 
 export const apiextensionsDefinitions: Definitions = schemaDefinitions;
+export { acceptNames, isEstablished, CLEANUP_FINALIZER, type NamesInUse } from './naming.js';
 
 /** SetDefaults_CustomResourceDefinition(Spec) and SetDefaults_ServiceReference. */
 export function defaultCRD(crd: CustomResourceDefinition): void {
@@ -42,33 +42,9 @@ function recordStorageVersion(crd: CustomResourceDefinition): void {
   if (!stored.includes(storage.name)) status.storedVersions = [...stored, storage.name];
 }
 
-function copyNames(n: CRDNames | undefined): CRDNames {
-  const out: CRDNames = {};
-  for (const k of ['categories', 'kind', 'listKind', 'plural', 'shortNames', 'singular'] as const) {
-    const v = n?.[k];
-    if (v !== undefined && v !== null && !(Array.isArray(v) && v.length === 0) && v !== '') (out as Record<string, unknown>)[k] = Array.isArray(v) ? [...v] : v;
-  }
-  return out;
-}
-
-/** What the naming and establishing controllers write once the names are accepted. */
-export function acceptNames(crd: CustomResourceDefinition, now = rfc3339()): void {
-  const status = (crd.status ??= {});
-  status.acceptedNames = copyNames(crd.spec?.names);
-  const conds = [...(status.conditions ?? [])];
-  const set = (type: string, reason: string, message: string) => {
-    const i = conds.findIndex((c) => c.type === type);
-    if (i >= 0 && conds[i].status === 'True') return;
-    const c = { type, status: 'True', lastTransitionTime: now, reason, message };
-    if (i >= 0) conds[i] = c;
-    else conds.push(c);
-  };
-  set('NamesAccepted', 'NoConflicts', 'no conflicts found');
-  set('Established', 'InitialNamesAccepted', 'the initial names have been accepted');
-  status.conditions = conds;
-}
-
-export const customResourceDefinitionResource = defineResource<CustomResourceDefinition>({
+/** The CRD resource; `namesInUse` gives the naming controller its view of the other CRDs (none: no conflicts). */
+export function customResourceDefinitionResourceWith(namesInUse?: NamesInUse): ResourceDefinition {
+  return defineResource<CustomResourceDefinition>({
   group: 'apiextensions.k8s.io',
   version: 'v1',
   kind: 'CustomResourceDefinition',
@@ -92,13 +68,16 @@ export const customResourceDefinitionResource = defineResource<CustomResourceDef
     validate: (crd) => validateCRD(crd),
     validateUpdate: validateCRDUpdate,
     canonicalize(crd) {
-      // Only where the controllers would act: a main-resource write, or names not yet accepted.
-      const accepted = crd.status?.acceptedNames;
-      if (!accepted?.kind || !crd.status?.conditions?.length || JSON.stringify(copyNames(crd.spec?.names)) !== JSON.stringify(accepted)) acceptNames(crd);
+      // the naming controller's step; a deleted CRD keeps its names while its objects go
+      if (!crd.metadata.deletionTimestamp) acceptNames(crd, undefined, namesInUse?.(crd));
     },
+    beforeDelete: (crd) => startTermination(crd),
     validateStatusUpdate: (crd) => validateNames(crd.status?.acceptedNames, 'status.acceptedNames'),
     allowCreateOnUpdate: false,
   },
-});
+  });
+}
+
+export const customResourceDefinitionResource = customResourceDefinitionResourceWith();
 
 export const apiextensionsResources: ResourceDefinition[] = [customResourceDefinitionResource];

@@ -3,7 +3,8 @@
 import { YAML } from '../../machinery/yaml.js';
 import type { KObject } from '../../api/types.js';
 import { errors, StatusError } from '../../machinery/errors.js';
-import { checkAgainstSchema, duplicateFields } from '../../machinery/field-validation.js';
+import { checkAgainstSchema, duplicateFields, type DecodeProblems } from '../../machinery/field-validation.js';
+import type { Schema } from '../../machinery/schema.js';
 import { isPlainObject } from '../../machinery/object.js';
 import type { RequestContext } from '../context.js';
 import type { ResourceStore } from '../registry/store.js';
@@ -74,6 +75,13 @@ function cannotHandle(rs: ResourceStore, why: string): StatusError {
   return errors.badRequest(`${rs.def.kind} in version "${rs.def.version}" cannot be handled as a ${rs.def.kind}: ${why}`);
 }
 
+const objectMeta: Schema = { type: 'object', properties: { metadata: { ref: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' } }, preserveUnknownFields: true };
+
+function customProblems(rs: ResourceStore, obj: unknown): DecodeProblems {
+  const meta = checkAgainstSchema(obj, objectMeta, rs.deps.schemas);
+  return { typeErrors: meta.typeErrors, unknownFields: isPlainObject(obj) ? rs.def.custom!.prune(obj as KObject) : [] };
+}
+
 /**
  * Type errors are always fatal; unknown/duplicate fields follow fieldValidation.
  * `raw` is the JSON text when duplicates can be detected.
@@ -84,7 +92,9 @@ export function schemaCheck(
   obj: unknown,
   opts: { raw?: string; patch?: boolean; checked?: ReadonlyMap<object, string> },
 ): void {
-  const problems = checkAgainstSchema(obj, rs.schema, rs.deps.schemas, opts.checked);
+  // a custom object's body is not typed: what its schema lacks is pruned, and type errors are validation errors (422)
+  const custom = rs.def.custom;
+  const problems = custom ? customProblems(rs, obj) : checkAgainstSchema(obj, rs.schema, rs.deps.schemas, opts.checked);
   if (problems.typeErrors.length) {
     const msg = problems.typeErrors[0];
     throw opts.patch ? errors.badRequest(msg) : cannotHandle(rs, msg);

@@ -201,6 +201,7 @@ export async function handleResource(registry: Registry, req: ApiRequest): Promi
   const isList = info.verb === 'list' || info.verb === 'deletecollection';
   const output = negotiate(header(req, 'accept'), { list: isList, watch: false });
   const ctx = contextFor(req);
+  if (rs.def.deprecationWarning) ctx.warnings.push(rs.def.deprecationWarning);
   const ns = info.namespace;
   const done = (code: number, value: KObject, list = false): ApiResponse => ({
     code,
@@ -258,6 +259,13 @@ export async function handleResource(registry: Registry, req: ApiRequest): Promi
     }
     case 'patch': {
       const type = patchContentTypes[mediaType(header(req, 'content-type'))];
+      if (type === 'strategic' && rs.def.custom) {
+        throw new StatusError(
+          415,
+          'UnsupportedMediaType',
+          `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`,
+        );
+      }
       if (!type) {
         throw new StatusError(
           415,
@@ -309,6 +317,9 @@ export async function handleResource(registry: Registry, req: ApiRequest): Promi
 export function parseRequestBody(rs: ResourceStore, req: ApiRequest): unknown {
   if (req.value !== undefined) return clone(req.value);
   const ct = header(req, 'content-type');
+  if (mediaType(ct) === protobufMediaType && rs.def.custom) {
+    throw new StatusError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml');
+  }
   if (mediaType(ct) === protobufMediaType) return decodeProtobufBody(rs.deps.schemas, req.rawBody ?? Buffer.alloc(0), rs.deps.kindSchema);
   return parseBody(ct, req.body ?? '');
 }

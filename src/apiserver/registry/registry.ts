@@ -16,6 +16,8 @@ export class Registry {
   private readonly byKind = new Map<string, ResourceStore>();
   readonly definitions: ResourceDefinition[] = [];
   private readonly actions = new Map<string, ActionHandler>();
+  /** the store keys each run-time owner (a CustomResourceDefinition) serves */
+  private readonly owned = new Map<string, string[]>();
   /** bumped whenever the set of resources changes, so generated documents can be cached */
   generation = 0;
 
@@ -44,6 +46,41 @@ export class Registry {
     this.definitions.push(def);
     this.generation++;
     return rs;
+  }
+
+  /**
+   * Serves `defs` in place of what `owner` (a CustomResourceDefinition's name) served before; [] withdraws them.
+   * A definition whose resource or kind another owner (or a built-in kind) serves is left out and returned.
+   */
+  replaceOwned(owner: string, defs: ResourceDefinition[]): ResourceDefinition[] {
+    for (const k of this.owned.get(owner) ?? []) this.remove(k);
+    this.owned.delete(owner);
+    const keys: string[] = [];
+    const refused: ResourceDefinition[] = [];
+    for (const d of defs) {
+      const k = `${d.group}/${d.version}/${d.plural}`;
+      if (this.stores.has(k) || this.byKind.has(`${d.group}/${d.version}/${d.kind}`)) {
+        refused.push(d);
+        continue;
+      }
+      this.add(d);
+      keys.push(k);
+    }
+    if (keys.length) this.owned.set(owner, keys);
+    this.generation++;
+    return refused;
+  }
+
+  private remove(key: string): void {
+    const rs = this.stores.get(key);
+    if (!rs) return;
+    this.stores.delete(key);
+    const d = rs.def;
+    const kindKey = `${d.group}/${d.version}/${d.kind}`;
+    if (this.byKind.get(kindKey) === rs) this.byKind.delete(kindKey);
+    const i = this.definitions.indexOf(d);
+    if (i >= 0) this.definitions.splice(i, 1);
+    this.schemas.remove(Object.keys(d.definitions));
   }
 
   /** Implements an action subresource declared by a definition (subresources.actions). */

@@ -141,6 +141,7 @@ export class ResourceStore {
   private parse(kv: KeyValue): KObject {
     let obj = JSON.parse(kv.value) as KObject;
     if (this.def.storedAs) obj = this.def.storedAs.fromStored(obj);
+    this.def.custom?.defaultOnRead?.(obj);
     obj.apiVersion = this.apiVersion;
     obj.kind = this.def.kind;
     obj.metadata.resourceVersion = String(kv.modRevision);
@@ -192,6 +193,7 @@ export class ResourceStore {
    * `readOnlyResult`: the caller only reads (serialises) the object returned, which watchers may then share.
    */
   async create(ctx: RequestContext, namespace: string, input: KObject, opts: { owned?: boolean; readOnlyResult?: boolean } = {}): Promise<KObject> {
+    if (this.def.custom?.terminating) throw new StatusError(405, 'MethodNotAllowed', 'create not allowed while custom resource definition is terminating', {});
     const obj = opts.owned ? input : clone(input);
     const meta = prepareCreate(this, namespace, obj);
     await this.deps.admission.admit({ ctx, store: this, operation: 'CREATE', object: obj, namespace });

@@ -11,6 +11,7 @@ import { objectKey } from '../../client/informer.js';
 import { clone } from '../../machinery/object.js';
 import { Reconciler, type ControllerContext, type ControllerFactory } from '../../client/controller.js';
 import { ownerReferences, ownerUidIndex } from '../framework/owner.js';
+import { CRD_API, customResourceOf } from '../framework/custom-resources.js';
 import {
   FOREGROUND,
   KindMapper,
@@ -57,17 +58,30 @@ class GarbageCollector extends Reconciler {
   }
 
   setup(): void {
-    for (const res of this.opts.resources) {
-      if (IGNORED.has(`${res.apiVersion.includes('/') ? res.apiVersion.split('/')[0] : ''}/${res.plural}`)) continue;
-      const inf = this.informer(res.apiVersion, res.plural);
-      inf.addIndex(OWNER_INDEX, ownerUidIndex);
-      this.informers.push({ res, inf });
-      inf.addHandler({
-        add: (o) => this.onAdd(res, inf, o),
-        update: (old, o) => this.onUpdate(res, inf, old, o),
-        delete: (o) => this.onDelete(o),
-      });
-    }
+    for (const res of this.opts.resources) this.follow(res);
+    // custom resources join the graph once their CRD is established
+    const crds = this.informer(...CRD_API);
+    const onCRD = (c: KObject) => {
+      const res = customResourceOf(c);
+      if (res && !this.informers.some((i) => i.res.apiVersion === res.apiVersion && i.res.plural === res.plural)) {
+        this.mapper.add(res);
+        void this.follow(res)?.start();
+      }
+    };
+    crds.addHandler({ add: onCRD, update: (_, c) => onCRD(c) });
+  }
+
+  private follow(res: GCResource): Informer | undefined {
+    if (IGNORED.has(`${res.apiVersion.includes('/') ? res.apiVersion.split('/')[0] : ''}/${res.plural}`)) return undefined;
+    const inf = this.informer(res.apiVersion, res.plural);
+    inf.addIndex(OWNER_INDEX, ownerUidIndex);
+    this.informers.push({ res, inf });
+    inf.addHandler({
+      add: (o) => this.onAdd(res, inf, o),
+      update: (old, o) => this.onUpdate(res, inf, old, o),
+      delete: (o) => this.onDelete(o),
+    });
+    return inf;
   }
 
   private onAdd(res: GCResource, inf: Informer, o: KObject): void {

@@ -37,6 +37,10 @@ export class KindMapper {
     for (const r of resources) if (r.kind) this.byKind.set(groupKind(r.apiVersion, r.kind), r);
   }
 
+  add(r: GCResource): void {
+    if (r.kind) this.byKind.set(groupKind(r.apiVersion, r.kind), r);
+  }
+
   learn(r: GCResource, obj: KObject): void {
     if (obj.kind && obj.apiVersion && !this.byKind.has(groupKind(obj.apiVersion, obj.kind))) this.byKind.set(groupKind(obj.apiVersion, obj.kind), r);
   }

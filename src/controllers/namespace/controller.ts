@@ -9,6 +9,8 @@ import { clone, rfc3339 } from '../../machinery/object.js';
 import type { ReconcileResult } from '../../client/workqueue.js';
 import { Reconciler, type ControllerContext, type ControllerFactory } from '../../client/controller.js';
 import type { GCResource } from '../garbage-collector/owners.js';
+import type { Informer } from '../../client/informer.js';
+import { CRD_API, customResourceOf } from '../framework/custom-resources.js';
 import { NamespaceDeletionReport, applyNamespaceConditions } from './conditions.js';
 
 export interface NamespaceControllerOptions {
@@ -42,7 +44,19 @@ class NamespaceDeleter extends Reconciler {
     super(ctx, { baseDelayMs: 100, maxDelayMs: 60_000 });
   }
 
+  private crds?: Informer;
+
+  private customResources(): GCResource[] {
+    const out: GCResource[] = [];
+    for (const c of this.crds?.list() ?? []) {
+      const r = customResourceOf(c);
+      if (r) out.push(r);
+    }
+    return out;
+  }
+
   setup(): void {
+    this.crds = this.informer(...CRD_API);
     const inf = this.informer('v1', 'namespaces');
     inf.addHandler({
       add: (o) => o.metadata.deletionTimestamp && this.enqueueObject(o),
@@ -98,7 +112,7 @@ class NamespaceDeleter extends Reconciler {
       if (errs.length) throw new Error(errs.join(', '));
       throw new RemainingError(Math.max(estimate, 1));
     }
-    for (const r of this.opts.resources) {
+    for (const r of [...this.opts.resources, ...this.customResources()]) {
       if (!r.namespaced || (r.apiVersion === 'v1' && r.plural === 'pods')) continue;
       await run(r);
     }

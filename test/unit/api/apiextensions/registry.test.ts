@@ -109,11 +109,19 @@ describe('CustomResourceDefinition through the registry', () => {
     });
   });
 
-  it('lists with field selectors on metadata.name and deletes immediately', async () => {
+  it('lists with field selectors on metadata.name; delete starts the custom-resource cleanup', async () => {
     const crds = client.resource(X, 'customresourcedefinitions');
     const l = await crds.list('', { fieldSelector: 'metadata.name=crontabs.stable.example.com' });
     assert.equal(l.items.length, 1);
     await crds.delete('', 'crontabs.stable.example.com');
-    assert.equal((await crds.list('')).items.length, 0);
+    // the CRD stays until its objects are gone (apiserver/customresources removes the finalizer)
+    const left = await crds.get('', 'crontabs.stable.example.com');
+    assert.ok(left.metadata.deletionTimestamp);
+    assert.deepEqual(left.metadata.finalizers, ['customresourcecleanup.apiextensions.k8s.io']);
+    const conds = (left.status as { conditions: Array<{ type: string; status: string; reason: string }> }).conditions;
+    assert.deepEqual(
+      conds.filter((c) => c.type === 'Terminating').map((c) => [c.status, c.reason]),
+      [['True', 'InstanceDeletionInProgress']],
+    );
   });
 });
