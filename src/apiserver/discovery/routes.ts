@@ -1,12 +1,13 @@
 // Discovery and OpenAPI routes, generated from the registry's definitions on each request (cheap, and CRDs
 // will change them at run time).
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { StatusError } from '../../machinery/errors.js';
 import {
   apiGroupList,
   apiResourceList,
   apiVersions,
   aggregatedDiscovery,
+  discoveryETag,
   discoveryVariant,
 } from './documents.js';
 import type { Registry } from '../registry/registry.js';
@@ -38,14 +39,25 @@ function memo<T>(registry: Registry): (key: string, make: () => T) => T {
 export function registerDiscoveryRoutes(app: FastifyInstance, registry: Registry): void {
   const defs = () => registry.definitions;
   const cached = memo<unknown>(registry);
+  // Aggregated discovery carries an ETag that changes with the document (a CRD added or changed), and a client
+  // holding the current one gets 304, as kube-apiserver answers it
+  const aggregated = (req: FastifyRequest, reply: FastifyReply, which: 'api' | 'apis', v: NonNullable<ReturnType<typeof discoveryVariant>>) => {
+    const doc = cached(`agg/${which}/${v.version}`, () => {
+      const body = JSON.stringify(aggregatedDiscovery(defs(), which, v.version));
+      return { body, etag: discoveryETag(body) };
+    }) as { body: string; etag: string };
+    reply.header('etag', doc.etag).header('vary', 'Accept');
+    if (req.headers['if-none-match'] === doc.etag) return reply.code(304).send();
+    return reply.code(200).header('content-type', v.contentType).send(Buffer.from(doc.body));
+  };
   app.get('/api', async (req, reply) => {
     const v = discoveryVariant(req.headers.accept);
-    if (v) return send(reply, aggregatedDiscovery(defs(), 'api', v.version), v.contentType);
+    if (v) return aggregated(req, reply, 'api', v);
     return send(reply, apiVersions(req.hostname));
   });
   app.get('/apis', async (req, reply) => {
     const v = discoveryVariant(req.headers.accept);
-    if (v) return send(reply, aggregatedDiscovery(defs(), 'apis', v.version), v.contentType);
+    if (v) return aggregated(req, reply, 'apis', v);
     return send(reply, apiGroupList(defs()));
   });
   app.get('/api/v1', async (_req, reply) => send(reply, apiResourceList(defs(), '', 'v1')));
