@@ -79,7 +79,7 @@ export class HttpClient implements Client {
       return q;
     };
     return {
-      get: async (ns, name) => (await this.call('GET', path(ns, name))) as KObject,
+      get: async (ns, name, o) => (await this.call('GET', path(ns, name, o?.subresource))) as KObject,
       list: async (ns, params?: ListParams) => (await this.call('GET', path(ns, '', '', lq(params)))) as ObjectList,
       create: async (ns, obj, o) =>
         (await this.call('POST', o?.subresource ? path(ns, obj.metadata.name, o.subresource, wq(o)) : path(ns, '', '', wq(o)), JSON.stringify(obj))) as KObject,

@@ -69,7 +69,7 @@ export class LocalClient implements Client {
       resourceVersionMatch: p?.resourceVersionMatch,
     });
     return {
-      get: async (ns, name) => (await call('GET', { ns, name }, {})) as KObject,
+      get: async (ns, name, o) => (await call('GET', { ns, name, sub: o?.subresource }, {})) as KObject,
       list: async (ns, params) => (await call('GET', { ns }, listQuery(params))) as ObjectList,
       // with a subresource, `obj` is the body posted to <name>/<subresource> (pods/binding, pods/eviction)
       // the object itself, not its JSON (as update): the server decodes it as a copy with JSON's semantics

@@ -28,7 +28,8 @@ export interface WriteOptions {
 }
 
 export interface ResourceClient {
-  get(namespace: string, name: string): Promise<KObject>;
+  /** With a subresource, reads <name>/<subresource> (a Scale from /scale). */
+  get(namespace: string, name: string, opts?: { subresource?: string }): Promise<KObject>;
   list(namespace: string, params?: ListParams): Promise<ObjectList>;
   create(namespace: string, obj: KObject, opts?: WriteOptions): Promise<KObject>;
   update(namespace: string, obj: KObject, opts?: WriteOptions): Promise<KObject>;

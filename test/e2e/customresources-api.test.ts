@@ -284,6 +284,30 @@ describe('custom resources: owners, RBAC, apply, rules and schemas', () => {
   });
 });
 
+describe('custom resources under a HorizontalPodAutoscaler', () => {
+  it('scales a custom resource through its scale subresource', async () => {
+    const replicas = { type: 'object', properties: { replicas: { type: 'integer' } } };
+    await establish(crd('scalers', 'Scaler', 'Namespaced', replicas, {
+      versions: [{
+        name: 'v1', served: true, storage: true,
+        subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } },
+        schema: { openAPIV3Schema: { type: 'object', properties: { spec: replicas, status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } },
+      }],
+    }));
+    await apply({ apiVersion: `${G}/v1`, kind: 'Scaler', metadata: { name: 's1', namespace: 'default' }, spec: { replicas: 1 } });
+    await apply({
+      apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 's1', namespace: 'default' },
+      spec: { scaleTargetRef: { apiVersion: `${G}/v1`, kind: 'Scaler', name: 's1' }, minReplicas: 3, maxReplicas: 5, metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }] },
+    });
+    await until(async () => (await json(['get', 'scaler', 's1'])).spec.replicas === 3, 'the HPA raising the Scaler to minReplicas', 30_000);
+    const hpa = await json(['get', 'hpa', 's1']);
+    const able = hpa.status.conditions.find((c: { type: string }) => c.type === 'AbleToScale');
+    assert.equal(able.reason, 'SucceededRescale');
+    const events = await k.ok(['get', 'events', '--field-selector', 'involvedObject.name=s1,involvedObject.kind=HorizontalPodAutoscaler', '-o', 'jsonpath={.items[*].message}']);
+    assert.match(events, /New size: 3; reason: Current number of replicas below Spec.MinReplicas/);
+  });
+});
+
 describe('custom resources across a restart', () => {
   it('keeps CRDs and objects, served as soon as the server is ready', async () => {
     await apply(gadget('survivor', 7));

@@ -3,7 +3,8 @@
 // it, writes the scale subresource when the size changes, and records conditions, metrics and events as kube does.
 import type { KObject } from '../../api/types.js';
 import type { Informer } from '../../client/informer.js';
-import { fromLabelSelector, parseLabelSelector, selectorFromSet, type MetaLabelSelector } from '../../machinery/labels.js';
+import { parseLabelSelector } from '../../machinery/labels.js';
+import { CRD_API, customResourceOf } from '../framework/custom-resources.js';
 import { clone, deepEqual, rfc3339 } from '../../machinery/object.js';
 import { Reconciler, type ControllerContext, type ControllerFactory } from '../../client/controller.js';
 import type { EventRecorder } from '../../client/events.js';
@@ -42,15 +43,17 @@ interface HPAObject extends KObject {
   };
 }
 
+/** The target's autoscaling/v1 Scale, read from its scale subresource as kube's scale client does. */
 interface Target extends KObject {
-  spec?: { replicas?: number; selector?: MetaLabelSelector | Record<string, string> };
-  status?: { replicas?: number };
+  spec?: { replicas?: number };
+  status?: { replicas?: number; selector?: string };
 }
 
 export class HorizontalPodAutoscalerController extends Reconciler {
   readonly name = 'horizontalpodautoscaling';
   private hpas!: Informer;
   private pods!: Informer;
+  private crds!: Informer;
   private readonly history: ScalingHistory;
   private readonly events: EventRecorder;
   private readonly syncPeriodMs: number;
@@ -65,6 +68,7 @@ export class HorizontalPodAutoscalerController extends Reconciler {
   setup(): void {
     this.hpas = this.informer('autoscaling/v2', 'horizontalpodautoscalers');
     this.pods = this.informer('v1', 'pods');
+    this.crds = this.informer(...CRD_API);
     this.hpas.addHandler({
       add: (o) => this.enqueueObject(o),
       // status writes come back as updates: only spec changes need an early sync
@@ -90,11 +94,11 @@ export class HorizontalPodAutoscalerController extends Reconciler {
     const requeue = { requeueAfterMs: this.syncPeriodMs };
     const ref = hpa.spec?.scaleTargetRef ?? {};
     const apiVersion = ref.apiVersion ?? '';
-    const plural = SCALE_PLURALS[ref.kind ?? ''] ?? `${(ref.kind ?? '').toLowerCase()}s`;
+    const plural = SCALE_PLURALS[ref.kind ?? ''] ?? this.customPlural(apiVersion, ref.kind ?? '') ?? `${(ref.kind ?? '').toLowerCase()}s`;
 
     let target: Target;
     try {
-      target = (await this.ctx.client.resource(apiVersion, plural).get(ns, ref.name ?? '')) as Target;
+      target = (await this.ctx.client.resource(apiVersion, plural).get(ns, ref.name ?? '', { subresource: 'scale' })) as Target;
     } catch (e) {
       const msg = (e as Error).message;
       this.events.event(hpa, 'Warning', 'FailedGetScale', msg);
@@ -179,6 +183,16 @@ export class HorizontalPodAutoscalerController extends Reconciler {
     return requeue;
   }
 
+  /** The plural of a custom kind, from the CRDs (the RESTMapper's answer for custom resources). */
+  private customPlural(apiVersion: string, kind: string): string | undefined {
+    const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+    for (const o of this.crds.list()) {
+      const r = customResourceOf(o);
+      if (r && r.kind === kind && r.apiVersion.startsWith(`${group}/`)) return r.plural;
+    }
+    return undefined;
+  }
+
   /** computeReplicasForMetrics: the largest proposal over valid metrics, or -1 with the first error. */
   private async proposeReplicas(
     hpa: HPAObject,
@@ -243,10 +257,7 @@ export class HorizontalPodAutoscalerController extends Reconciler {
 
 /** The scale's status.selector: the target's label selector as a string. */
 function selectorOf(target: Target): string | undefined {
-  const sel = target.spec?.selector;
-  if (!sel) return undefined;
-  const s = 'matchLabels' in sel || 'matchExpressions' in sel ? fromLabelSelector(sel as MetaLabelSelector) : selectorFromSet(sel as Record<string, string>);
-  return s.toString() || undefined;
+  return target.status?.selector || undefined;
 }
 
 function setCondition(status: NonNullable<HPAObject['status']>, c: Condition, now: number): void {
