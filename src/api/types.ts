@@ -85,6 +85,8 @@ export interface Strategy<T extends KObject = KObject> {
   canonicalize?(obj: T): void;
   /** On an update through the status subresource: by default everything but status is taken from old. */
   prepareForStatusUpdate?(obj: T, old: T): void;
+  /** A status update also takes the new finalizers (CustomResourceDefinition: its cleanup controller's path). */
+  statusUpdateTakesFinalizers?: boolean;
   validateStatusUpdate?(obj: T, old: T): FieldError[];
   /**
    * A status update keeps only the request's status and annotations: with this, the store defaults and canonicalises

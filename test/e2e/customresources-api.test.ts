@@ -284,6 +284,70 @@ describe('custom resources: owners, RBAC, apply, rules and schemas', () => {
   });
 });
 
+/** An operator-sized generated CRD: many documented fields, enums, bounded strings and CEL rules. */
+function generatedSchema(fields: number): Obj {
+  const props: Obj = {};
+  for (let i = 0; i < fields; i++) {
+    const inner: Obj = {};
+    for (let j = 0; j < 25; j++) {
+      inner[`setting${j}`] = { type: 'string', maxLength: 253, description: `Setting ${j} of section ${i}. `.repeat(12), ...(j % 5 === 0 ? { enum: Array.from({ length: 40 }, (_, n) => `value-${n}`) } : {}) };
+    }
+    inner.count = { type: 'integer', minimum: 0, maximum: 1000, default: 1 };
+    inner.items = { type: 'array', maxItems: 16, items: { type: 'object', properties: { name: { type: 'string', maxLength: 63 }, weight: { type: 'integer' } } }, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] };
+    props[`section${i}`] = {
+      type: 'object', description: `Section ${i}. `.repeat(20), properties: inner,
+      'x-kubernetes-validations': [{ rule: 'self.count <= 1000 && (!has(self.items) || self.items.all(x, x.name.size() > 0))', message: `section${i} is inconsistent` }],
+    };
+  }
+  return { type: 'object', properties: props };
+}
+
+describe('custom resources: large and hostile definitions', () => {
+  it('installs a large generated CRD with server-side apply and validates its own example', async () => {
+    const big = crd('bigs', 'Big', 'Namespaced', generatedSchema(60));
+    const text = JSON.stringify(big);
+    assert.ok(text.length > 400_000, `generated CRD is ${text.length} bytes`);
+    const plain = await k.run(['apply', '-f', '-'], { input: text });
+    assert.match(plain.stderr, /metadata.annotations: Too long: may not be more than 262144 bytes/, 'client-side apply cannot carry its annotation, as on Kubernetes');
+    await k.ok(['apply', '--server-side', '-f', '-'], { input: text });
+    await k.ok(['wait', '--for=condition=Established', `crd/bigs.${G}`, '--timeout=20s']);
+    const example = { apiVersion: `${G}/v1`, kind: 'Big', metadata: { name: 'example', namespace: 'default' }, spec: { section0: { setting0: 'value-3', items: [{ name: 'a', weight: 1 }] }, section59: { setting1: 'free text' } } };
+    await apply(example);
+    const got = await json(['get', 'big', 'example']);
+    assert.equal(got.spec.section0.count, 1, 'defaulted');
+    const bad = await k.run(['apply', '-f', '-'], { input: JSON.stringify({ ...example, spec: { section3: { setting5: 'value-99', items: [{ name: '' }] } } }) });
+    assert.match(bad.stderr, /spec\.section3\.setting5: Unsupported value: "value-99"/);
+  });
+
+  it('refuses uncompilable and too expensive rules, and bodies nested too deep', async () => {
+    const costly = crd('costlies', 'Costly', 'Namespaced', {
+      type: 'object',
+      properties: {
+        list: { type: 'array', items: { type: 'string' }, 'x-kubernetes-validations': [{ rule: 'self.all(x, self.all(y, x == y || x != y))' }] },
+        name: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self.foo == 1' }] },
+      },
+    });
+    const r = await k.run(['create', '-f', '-'], { input: JSON.stringify(costly) });
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /x-kubernetes-validations\[0\]\.rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x \(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared\)/);
+    assert.match(r.stderr, /compilation failed: ERROR: <input>:1:5: type 'string' does not support field selection/);
+    let deep: Obj = { type: 'string' };
+    for (let i = 0; i < 600; i++) deep = { type: 'object', properties: { a: deep } };
+    const d = await k.run(['create', '-f', '-'], { input: JSON.stringify(crd('deeps', 'Deep', 'Namespaced', deep)) });
+    assert.match(d.stderr, /BadRequest.*exceeded max depth of 1000/);
+    assert.notEqual((await k.run(['get', 'crd', `costlies.${G}`])).code, 0);
+    assert.notEqual((await k.run(['get', 'crd', `deeps.${G}`])).code, 0);
+  });
+
+  it('serves a CRD with a 10,000-value enum', async () => {
+    const values = Array.from({ length: 10_000 }, (_, i) => `v${i}`);
+    await establish(crd('enums', 'Enum', 'Namespaced', { type: 'object', properties: { pick: { type: 'string', enum: values } } }));
+    await apply({ apiVersion: `${G}/v1`, kind: 'Enum', metadata: { name: 'e1', namespace: 'default' }, spec: { pick: 'v9999' } });
+    const bad = await k.run(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: `${G}/v1`, kind: 'Enum', metadata: { name: 'e2', namespace: 'default' }, spec: { pick: 'nope' } }) });
+    assert.match(bad.stderr, /spec\.pick: Unsupported value: "nope": supported values: "v0", "v1"/);
+  });
+});
+
 describe('custom resources under a HorizontalPodAutoscaler', () => {
   it('scales a custom resource through its scale subresource', async () => {
     const replicas = { type: 'object', properties: { replicas: { type: 'integer' } } };

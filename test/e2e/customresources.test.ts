@@ -200,6 +200,11 @@ for (const version of kubectlVersions) {
       const w3 = JSON.parse(await k.ok(['get', 'widget', 'w3', '-n', ns, '-o', 'json', '--show-managed-fields']));
       assert.equal(w3.spec.replicas, 3);
       assert.ok(w3.metadata.managedFields.some((m: { manager: string }) => m.manager === 'e2e'));
+      // client-side apply of a changed object: kubectl sends a merge patch, as OpenAPI offers no strategic one
+      await k.ok(['apply', '-f', file('w4.yaml', widget('w4', '  color: green\n  replicas: 1\n'))]);
+      await k.ok(['apply', '-f', file('w4.yaml', widget('w4', '  color: blue\n'))]);
+      const w4 = JSON.parse(await k.ok(['get', 'widget', 'w4', '-n', ns, '-o', 'json']));
+      assert.deepEqual(w4.spec, { color: 'blue', replicas: 1, maxReplicas: 10 }, 'replicas removed by the three-way patch, then defaulted');
       const explain = await k.ok(['explain', `widgets.${group}.spec`]);
       assert.match(explain, /color\s+<string>/);
     });

@@ -73,6 +73,8 @@ export function customResourceDefinitionResourceWith(namesInUse?: NamesInUse): R
     },
     beforeDelete: (crd) => startTermination(crd),
     validateStatusUpdate: (crd) => validateNames(crd.status?.acceptedNames, 'status.acceptedNames'),
+    // kube's CRD status strategy resets spec, labels, annotations and owners only
+    statusUpdateTakesFinalizers: true,
     allowCreateOnUpdate: false,
   },
   });

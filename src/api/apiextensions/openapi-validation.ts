@@ -2,6 +2,7 @@
 // k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation/validation.go (Kubernetes 1.33), minus what
 // needs a CEL compiler (x-kubernetes-validations rules are checked for shape only, never compiled) and the
 // checks of defaults against the schema.
+import { compileSchemaRules } from './customresource/cel-rules.js';
 import { FieldError } from '../../machinery/errors.js';
 import { child, isObj, itemsSchema, keyed, sortedProps, str, validateStructural, type JSP } from './structural.js';
 import { GoValue } from '../rbac/gostring.js';
@@ -173,6 +174,8 @@ export function validateCRDSchema(validation: JSP | undefined, statusEnabled: bo
   if (schema.nullable === true) errs.push(FieldError.forbidden(`${root}.nullable`, 'nullable cannot be true at the root'));
   errs.push(...validateStructural(schema, root));
   openAPISchema(schema, root, {}, true, errs);
+  // CEL rules compile over the structural schema's types, so only a schema without errors gets that far
+  if (!errs.length) errs.push(...compileSchemaRules(schema, root));
   return errs;
 }
 

@@ -135,7 +135,8 @@ export class CustomResourceController {
       if (!cur) throw new Error('gone');
       cur.metadata.finalizers = (cur.metadata.finalizers ?? []).filter((f) => f !== CLEANUP_FINALIZER);
       return cur;
-    }, { subresource: '' }).catch((e) => {
+      // through /status, as kube's finalizer controller does: a CRD whose spec no longer validates can still go
+    }, { subresource: 'status' }).catch((e) => {
       if ((e as { code?: number }).code !== 404) throw e;
     });
   }

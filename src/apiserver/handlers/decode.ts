@@ -20,6 +20,41 @@ export function mediaType(contentType: string | undefined): string {
 let lastContentType: string | undefined = '';
 let lastMediaType = '';
 
+/**
+ * Bodies nest at most this deep. Kubernetes' decoder allows 10,000 levels; k1s' validation, pruning and apply walk
+ * objects recursively, so it refuses deeper bodies up front (real manifests and CRD schemas stay far below).
+ */
+export const MAX_DEPTH = 1000;
+
+const tooDeep = () => errors.badRequest(`couldn't get version/kind; json parse error: exceeded max depth of ${MAX_DEPTH}`);
+
+/** Nesting depth of a JSON text, brackets inside strings skipped. */
+function jsonDepth(raw: string): number {
+  let depth = 0;
+  let max = 0;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c === 0x22) {
+      for (i++; i < raw.length && raw.charCodeAt(i) !== 0x22; i++) if (raw.charCodeAt(i) === 0x5c) i++;
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) max = depth;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return max;
+}
+
+function valueDepth(v: unknown): number {
+  let max = 0;
+  const stack: Array<[unknown, number]> = [[v, 1]];
+  while (stack.length) {
+    const [x, d] = stack.pop()!;
+    if (x === null || typeof x !== 'object') continue;
+    if (d > max) max = d;
+    for (const c of Object.values(x as object)) stack.push([c, d + 1]);
+  }
+  return max;
+}
+
 /** Parses a JSON or YAML body; protobuf and unknown types are refused with 415 so clients fall back to JSON. */
 export function parseBody(contentType: string | undefined, raw: string): unknown {
   const mt = mediaType(contentType);
@@ -30,13 +65,16 @@ export function parseBody(contentType: string | undefined, raw: string): unknown
       const d = docs[0];
       if (!d) return null;
       if (d.errors.length) throw new Error(d.errors[0].message);
-      return d.toJS({ maxAliasCount: 100 });
+      const v = d.toJS({ maxAliasCount: 100 });
+      if (raw.length >= 2 * MAX_DEPTH && valueDepth(v) > MAX_DEPTH) throw tooDeep();
+      return v;
     } catch (e) {
       if (e instanceof StatusError) throw e;
       throw errors.badRequest(`error converting YAML to JSON: yaml: ${(e as Error).message.split('\n')[0]}`);
     }
   }
   if (mt === '' || mt === 'application/json' || mt.endsWith('+json') || mt === '*/*') {
+    if (raw.length >= 2 * MAX_DEPTH && jsonDepth(raw) > MAX_DEPTH) throw tooDeep();
     try {
       return JSON.parse(raw);
     } catch (e) {

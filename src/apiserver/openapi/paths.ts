@@ -115,7 +115,8 @@ export function resourcePaths(r: ResourceDefinition, opts: PathOptions = {}): Pa
   const watchColl = r.namespaced ? `${prefix}/watch/namespaces/{namespace}/${r.plural}` : `${prefix}/watch/${r.plural}`;
   const nsParam = r.namespaced ? [pathParam('namespace', 'object name and auth scope, such as for teams and projects')] : [];
   const nameParam = (what: string) => pathParam('name', `name of the ${what}`);
-  const patchTypes = opts.patchTypes?.(r) ?? PATCH_TYPES;
+  // custom resources take no strategic merge patch, and say so: kubectl apply then sends a merge patch
+  const patchTypes = opts.patchTypes?.(r) ?? (r.custom ? PATCH_TYPES_NO_SMP : PATCH_TYPES);
   const kindRef = r.schemaRef;
   const ok = (ref: string) => ({ code: '200' as const, description: 'OK', ref });
   const created = (ref: string) => ({ code: '201' as const, description: 'Created', ref });

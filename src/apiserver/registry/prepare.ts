@@ -83,6 +83,10 @@ export function prepareUpdate(store: ResourceStore, ctx: RequestContext, desired
     next.status = obj.status;
     if (meta.annotations === undefined) delete next.metadata.annotations;
     else next.metadata.annotations = meta.annotations;
+    if (st.statusUpdateTakesFinalizers) {
+      if (meta.finalizers === undefined) delete next.metadata.finalizers;
+      else next.metadata.finalizers = meta.finalizers;
+    }
     if (st.prepareForStatusUpdate) st.prepareForStatusUpdate(next, current);
     next.metadata.resourceVersion = meta.resourceVersion;
     errs = [...validateMetaUpdate(next, current, store.def), ...(st.validateStatusUpdate?.(next, current) ?? [])];
