@@ -133,7 +133,22 @@ export function compileSchemaRules(schema: JSP, path: string): FieldError[] {
 interface Walk {
   errs: FieldError[];
   warnings: string[];
+  /** the runtime budget left, once `deferred` is settled */
   budget: number;
+  /**
+   * The budget left if every rule cost its compile-time maximum. While that stays positive no limit can be hit,
+   * so the (costlier than the rule itself) estimate over the actual data waits in `deferred` until it matters.
+   * Only sound when the data is within the schema's bounds.
+   */
+  upper: number;
+  deferred: Array<() => number>;
+  withinBounds: boolean;
+}
+
+function settle(w: Walk): void {
+  for (const cost of w.deferred) w.budget -= cost();
+  w.deferred = [];
+  w.upper = -1;
 }
 
 /** Whether errors at a node are ratcheted: its correlated old value (else its nearest correlated ancestor's) is unchanged. */
@@ -159,13 +174,24 @@ function failure(path: string, type: string, detail: string, reason: unknown): F
   }
 }
 
-function runtimeCost(cr: CompiledRule, expr: 'rule' | 'message', self: unknown, old: unknown, t: DeclType): number {
+/** The sizes of self and oldSelf, measured once per node and shared by its rules. */
+type Sizes = () => { self: DeclType; oldSelf: DeclType };
+
+function sizesOf(self: unknown, old: unknown, t: DeclType): Sizes {
+  let v: { self: DeclType; oldSelf: DeclType } | undefined;
+  return () => {
+    if (v) return v;
+    const m = measured(t, self);
+    return (v = { self: m, oldSelf: old === undefined ? m : measured(t, old) });
+  };
+}
+
+function runtimeCost(cr: CompiledRule, expr: 'rule' | 'message', sizes: Sizes): number {
   const constant = expr === 'rule' ? cr.constantCost : cr.messageExpressionConstantCost;
   if (constant !== undefined) return constant;
   const p = expr === 'rule' ? cr.program! : cr.messageExpression!;
-  const m = measured(t, self);
-  const om = old === undefined ? m : measured(t, old);
-  return estimateCost(p.ast, { self: m, oldSelf: cr.optionalOldSelf ? T.optional(om) : om });
+  const { self, oldSelf } = sizes();
+  return estimateCost(p.ast, { self, oldSelf: cr.optionalOldSelf ? T.optional(oldSelf) : oldSelf });
 }
 
 /** validateExpressions for one node; false when no further rules may run. */
@@ -185,6 +211,7 @@ function validateNode(n: RuleNode, path: string, value: unknown, old: unknown, r
   const oldSelf = old === undefined ? undefined : toCel(old, t);
   const plain: Record<string, unknown> = oldSelf === undefined ? { self } : { self, oldSelf };
   const optional = { self, oldSelf: oldSelf === undefined ? Optional.none() : Optional.of(oldSelf) };
+  const sizes = sizesOf(value, old, t);
   for (const cr of n.rules) {
     const rule = cr.rule;
     if (cr.error) {
@@ -193,7 +220,12 @@ function validateNode(n: RuleNode, path: string, value: unknown, old: unknown, r
     }
     if (!cr.program) continue;
     if (cr.usesOldSelf && old === undefined && !cr.optionalOldSelf) continue;
-    const cost = runtimeCost(cr, 'rule', value, old, t);
+    if (w.withinBounds && w.upper >= cr.maxCost && cr.maxCost <= PER_CALL_LIMIT) {
+      w.upper -= cr.maxCost;
+      w.deferred.push(() => runtimeCost(cr, 'rule', sizes));
+    } else {
+    settle(w);
+    const cost = runtimeCost(cr, 'rule', sizes);
     if (cost > PER_CALL_LIMIT) {
       w.errs.push(FieldError.invalid(at(path), type, `'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleText(rule)}`));
       return false;
@@ -203,6 +235,7 @@ function validateNode(n: RuleNode, path: string, value: unknown, old: unknown, r
       return false;
     }
     w.budget -= cost;
+    }
     const res = cr.program.eval(cr.optionalOldSelf ? optional : plain);
     if ('error' in res) {
       w.errs.push(FieldError.invalid(at(path), type, res.error.startsWith('no such overload')
@@ -221,7 +254,8 @@ function validateNode(n: RuleNode, path: string, value: unknown, old: unknown, r
       add(failure(at(fpath), type, fallback, rule.reason));
       continue;
     }
-    const mcost = runtimeCost(cr, 'message', value, old, t);
+    settle(w);
+    const mcost = runtimeCost(cr, 'message', sizes);
     if (mcost > w.budget) {
       add(FieldError.invalid(at(fpath), type, 'messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run'));
       return false;
@@ -276,8 +310,8 @@ function walk(n: RuleNode, path: string, value: unknown, old: unknown, correlate
 }
 
 /** validateRules with the ratcheting warnings Kubernetes returns for failures of unchanged values. */
-export function validateRulesWithWarnings(obj: unknown, old: unknown | undefined, schema: JSP): { errors: FieldError[]; warnings: string[] } {
-  const w: Walk = { errs: [], warnings: [], budget: RUNTIME_BUDGET };
+export function validateRulesWithWarnings(obj: unknown, old: unknown | undefined, schema: JSP, opts: RuleOptions = {}): { errors: FieldError[]; warnings: string[] } {
+  const w: Walk = { errs: [], warnings: [], budget: RUNTIME_BUDGET, upper: RUNTIME_BUDGET, deferred: [], withinBounds: opts.withinBounds === true };
   const root = cached(compiledForRead, schema, true);
   if (!root) return { errors: [], warnings: [] };
   try {
@@ -292,6 +326,11 @@ export function validateRulesWithWarnings(obj: unknown, old: unknown | undefined
  * Evaluates the rules against a custom object (and its old version on update), returning the field errors
  * kube-apiserver reports; failures on values equal to their old value are ratcheted away.
  */
-export function validateRules(obj: unknown, old: unknown | undefined, schema: JSP): FieldError[] {
-  return validateRulesWithWarnings(obj, old, schema).errors;
+export function validateRules(obj: unknown, old: unknown | undefined, schema: JSP, opts: RuleOptions = {}): FieldError[] {
+  return validateRulesWithWarnings(obj, old, schema, opts).errors;
+}
+
+export interface RuleOptions {
+  /** the object passed the schema's validation: no string, list or map is larger than its schema allows */
+  withinBounds?: boolean;
 }

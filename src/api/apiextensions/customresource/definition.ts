@@ -118,7 +118,7 @@ function strategy(schema: JSP | undefined, status: boolean): Strategy<KObject> {
     // CEL rules cannot run over values of the wrong type or outside an enum: Kubernetes says so instead
     if (errs.some((e) => e.type === 'FieldValueTypeInvalid' || e.type === 'FieldValueNotSupported')) {
       errs.push(FieldError.invalid('<nil>', null, 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation'));
-    } else errs.push(...validateRules(obj, old, schema));
+    } else errs.push(...validateRules(obj, old, schema, { withinBounds: !errs.length }));
     return errs;
   };
   return {

@@ -224,6 +224,19 @@ describe('validateRules: cost bounds and caching', () => {
     assert.deepEqual(validateRules({ items: items.slice(0, 10) }, undefined, r), []);
   });
 
+  it('gives the same answers when costs are bounded by the schema first (objects within bounds)', () => {
+    // bounded: compile-time maxima stand in for the per-object estimate until the runtime budget could run out
+    const bounded = root({
+      items: { type: 'array', maxItems: 3000, items: { type: 'string', maxLength: 12 }, 'x-kubernetes-validations': [{ rule: 'self.all(x, self.all(y, x != y || true))' }, { rule: 'self.size() < 5', message: 'short' }] },
+      name: { type: 'string', maxLength: 10, 'x-kubernetes-validations': [{ rule: "self.matches('^[a-z]+$')", message: 'letters' }] },
+    });
+    for (const n of [3, 10, 2000]) {
+      const o = { items: Array.from({ length: n }, (_, i) => `item-${i}`), name: 'Abc' };
+      assert.deepEqual(msgs(validateRules(o, undefined, bounded, { withinBounds: true })), msgs(validateRules(o, undefined, bounded)), `${n} items`);
+    }
+    assert.deepEqual(msgs(validateRules({ items: ['a'], name: 'Abc' }, undefined, bounded, { withinBounds: true })), ['name: Invalid value: "string": letters']);
+  });
+
   it('compiles a schema once, and never throws on hostile input', () => {
     const r = specWith([{ rule: 'self.replicas >= self.minReplicas' }]);
     const t0 = performance.now();
