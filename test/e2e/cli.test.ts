@@ -110,6 +110,18 @@ test('k1s start/stop/snapshot/delete keep and fork the objects and leave nothing
   const nodesAfter = await kubectl('get', 'nodes', '-o', 'name');
   assert.equal(nodesAfter.stdout.trim().split('\n').length, 2);
 
+  // a CRD and one of its objects travel in the snapshot too
+  const crdFile = join(home, 'crd.json');
+  writeFileSync(crdFile, JSON.stringify({
+    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'notes.cli.example.com' },
+    spec: { group: 'cli.example.com', scope: 'Namespaced', names: { plural: 'notes', kind: 'Note' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { text: { type: 'string' } } } } }] },
+  }));
+  ok(await kubectl('apply', '-f', crdFile), 'apply CRD');
+  ok(await kubectl('wait', '--for=condition=Established', 'crd/notes.cli.example.com', '--timeout=20s'), 'CRD established');
+  const noteFile = join(home, 'note.json');
+  writeFileSync(noteFile, JSON.stringify({ apiVersion: 'cli.example.com/v1', kind: 'Note', metadata: { name: 'hello', namespace: 'default' }, text: 'kept' }));
+  ok(await kubectl('apply', '-f', noteFile), 'apply Note');
+
   // snapshot while it runs, delete everything, fork a new cluster from the file
   const snap = join(home, 'golden.tar');
   const saved = await k1s('snapshot', 'save', snap);
@@ -127,6 +139,9 @@ test('k1s start/stop/snapshot/delete keep and fork the objects and leave nothing
   const cm = await kubectl('get', 'configmap', 'settings', '-o', 'jsonpath={.data.color}');
   ok(cm, 'get in the fork');
   assert.equal(cm.stdout, 'green');
+  const note = await kubectl('get', 'note', 'hello', '-o', 'jsonpath={.text}');
+  ok(note, 'get the custom object in the fork');
+  assert.equal(note.stdout, 'kept');
   const deploy = await kubectl('get', 'deployment', 'web', '-o', 'jsonpath={.spec.replicas}');
   assert.equal(deploy.stdout, '2');
   const forkNodes = await kubectl('get', 'nodes', '-o', 'name');
