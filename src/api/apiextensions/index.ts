@@ -75,6 +75,10 @@ export function customResourceDefinitionResourceWith(namesInUse?: NamesInUse): R
     validateStatusUpdate: (crd) => validateNames(crd.status?.acceptedNames, 'status.acceptedNames'),
     // kube's CRD status strategy resets spec, labels, annotations and owners only
     statusUpdateTakesFinalizers: true,
+    prepareForStatusUpdate(crd, old) {
+      if (old.metadata.annotations === undefined) delete crd.metadata.annotations;
+      else crd.metadata.annotations = old.metadata.annotations;
+    },
     allowCreateOnUpdate: false,
   },
   });
