@@ -4,7 +4,7 @@
 // Why: a busy API server allocates objects that live a few milliseconds to a few hundred (a request, a commit, a
 // watch delivery, a kubelet's status write and its events). With node's default 16 MiB semi-spaces, young-generation
 // collections come often enough to catch them alive, promote them, and leave them to full collections of a heap
-// holding every informer's objects. 64 MiB semi-spaces (session 8) took scheduling 20,000 pods on 1,000 simulated
+// holding every informer's objects. 64 MiB semi-spaces (a5c3a6b) took scheduling 20,000 pods on 1,000 simulated
 // nodes from 304 to 374 pods/s. At 100,000 pods on 1,000 nodes a scavenge still came every ~0.25 s, promoted ~4 MB
 // and paused ~21 ms (a fifth of the main thread); 256 MiB: 1,121-1,182 pods/s against 884 (128 MiB: 961), and 10,000
 // pods on 100 nodes 1,361 against 1,255. The price is memory once a server is busy for long: 5,000 running pods on
