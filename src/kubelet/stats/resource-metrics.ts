@@ -3,6 +3,7 @@
 // help" and "# TYPE", label pairs sorted by name, series sorted by label values, values in Go's %g shortest form,
 // and the sample's timestamp in milliseconds for the usage series. This is what metrics-server scrapes.
 import { podTotals, type NodeSample, type PodSample } from './summary.js';
+import { goFloat } from '../../machinery/gofloat.js';
 
 export const RESOURCE_METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
@@ -29,30 +30,8 @@ export interface Series {
   timestampMs?: number;
 }
 
-/** Go's strconv.FormatFloat(v, 'g', -1, 64), which expfmt uses: the shortest digits that round-trip. */
-export function goFloat(v: number): string {
-  if (Number.isNaN(v)) return 'NaN';
-  if (v === Infinity) return '+Inf';
-  if (v === -Infinity) return '-Inf';
-  if (v === 0) return Object.is(v, -0) ? '-0' : '0';
-  const [mant, expText] = v.toExponential().split('e');
-  const exp = Number(expText);
-  // %g with the shortest precision switches to %e when the exponent is < -4 or ≥ 6 (strconv: eprec = 6)
-  if (exp < -4 || exp >= 6) {
-    const abs = Math.abs(exp);
-    return `${mant}e${exp < 0 ? '-' : '+'}${abs < 10 ? '0' : ''}${abs}`;
-  }
-  // toExponential gave the shortest digits; spell them out positionally
-  const neg = mant.startsWith('-');
-  const digits = mant.replace('-', '').replace('.', '');
-  let out: string;
-  if (exp >= 0) {
-    out = digits.length > exp + 1 ? `${digits.slice(0, exp + 1)}.${digits.slice(exp + 1)}` : digits.padEnd(exp + 1, '0');
-  } else {
-    out = `0.${'0'.repeat(-exp - 1)}${digits}`;
-  }
-  return neg ? `-${out}` : out;
-}
+/** expfmt prints sample values with strconv.FormatFloat(v, 'g', -1, 64). */
+export { goFloat };
 
 /** Label values escaped as the text format wants (backslash, quote, newline). */
 const escapeLabel = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');

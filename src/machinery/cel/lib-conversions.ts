@@ -1,6 +1,7 @@
 // int(), uint() and string() with cel-go's semantics (range errors instead of silent overflow, timestamps and
 // durations, Go's float formatting); the engine's own overloads are bypassed by renaming the calls.
 import { Duration, UnsignedInt } from '@marcbachmann/cel-js/evaluator';
+import { goFloat } from '../gofloat.js';
 import { CelRuntimeError } from './errors.js';
 import { durationNanos } from './types.js';
 import type { LibraryRegistrar } from './env.js';
@@ -8,18 +9,6 @@ import type { LibraryRegistrar } from './env.js';
 const MAX_INT = 2n ** 63n - 1n;
 const MIN_INT = -(2n ** 63n);
 const MAX_UINT = 2n ** 64n - 1n;
-
-/** Go's strconv.FormatFloat(v, 'g', -1, 64). */
-export function goFloat(v: number): string {
-  if (Number.isNaN(v)) return 'NaN';
-  if (!Number.isFinite(v)) return v > 0 ? '+Inf' : '-Inf';
-  if (v === 0) return Object.is(v, -0) ? '-0' : '0';
-  const [mant, e] = v.toExponential().split('e');
-  const exp = Number(e);
-  // shortest form: %e when the exponent is < -4 or >= 6
-  if (exp < -4 || exp >= 6) return `${mant}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
-  return String(v);
-}
 
 /** Go's time.Duration String(). */
 export function goDuration(d: Duration): string {

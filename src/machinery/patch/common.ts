@@ -3,6 +3,7 @@
 // kube-apiserver produces (fmt's %v / %s and reflect type names), and the Status errors PATCH can fail with.
 
 import { StatusError, errors } from '../errors.js';
+import { goNumber } from '../gofloat.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -119,16 +120,6 @@ export function jsonKindName(v: unknown): string {
   return typeof v === 'number' ? 'number' : 'string';
 }
 
-function goFloat(n: number): string {
-  if (!Number.isFinite(n)) return n > 0 ? '+Inf' : n < 0 ? '-Inf' : 'NaN';
-  // integers decode as int64; everything else is a float64 printed like strconv's shortest %g
-  if (Number.isInteger(n) && Math.abs(n) < 2 ** 63) return BigInt(n).toString();
-  const [mant, exp] = n.toExponential().split('e');
-  const e = Number(exp);
-  if (e < -4 || e >= 6) return `${mant}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`;
-  return String(n);
-}
-
 /** fmt's %v rendering of a decoded JSON value: map[k:v ...] with sorted keys, [a b], <nil>. */
 export function goValue(v: unknown): string {
   if (v === null || v === undefined) return '<nil>';
@@ -137,7 +128,7 @@ export function goValue(v: unknown): string {
     const keys = Object.keys(v).sort();
     return `map[${keys.map((k) => `${k}:${goValue(v[k])}`).join(' ')}]`;
   }
-  if (typeof v === 'number') return goFloat(v);
+  if (typeof v === 'number') return goNumber(v);
   return String(v);
 }
 

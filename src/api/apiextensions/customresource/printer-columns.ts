@@ -3,30 +3,13 @@
 // evaluated with missing keys allowed and its first value only, formatted by the column's type. Without columns a
 // CRD gets Name and Age (a date column over .metadata.creationTimestamp).
 import { goJSON } from '../../../machinery/apply/values.js';
+import { goFloat, goNumber } from '../../../machinery/gofloat.js';
 import { ageColumn, humanDuration, nameColumn } from '../../format.js';
 import type { KObject, TableColumn } from '../../types.js';
 import { isObj } from '../structural.js';
 import { findResults, parseJSONPath, type Template } from './jsonpath.js';
 
 type Cell = string | number | boolean | null;
-
-/** Go's %v of a float64 (strconv 'g', shortest): exponent form below 1e-4 and from 1e6 on ("1e+06"). */
-export function goFloat(v: number): string {
-  if (Number.isNaN(v)) return 'NaN';
-  if (!Number.isFinite(v)) return v > 0 ? '+Inf' : '-Inf';
-  if (v === 0) return Object.is(v, -0) ? '-0' : '0';
-  const [mant, ex] = v.toExponential().split('e');
-  const x = Number(ex);
-  if (x < -4 || x >= 6) return `${mant}e${x < 0 ? '-' : '+'}${String(Math.abs(x)).padStart(2, '0')}`;
-  return String(v);
-}
-
-/** A JSON number as Go prints the decoded value: integers as int64, others as float64. */
-function goNumber(v: number): string {
-  if (Number.isSafeInteger(v)) return String(v);
-  if (Number.isInteger(v) && Math.abs(v) < 2 ** 63) return BigInt(v).toString();
-  return goFloat(v);
-}
 
 /** jsonpath PrintResults of one value: JSON for maps and lists, text for the rest, `<no value>` for null. */
 export function printValue(v: unknown): string {

@@ -5,7 +5,7 @@ import { FieldError } from '../../../machinery/errors.js';
 import { deepEqual } from '../../../machinery/object.js';
 import { compareGoStrings } from '../../../machinery/validation.js';
 import { isObj, type JSP } from '../structural.js';
-import { goFloat } from './printer-columns.js';
+import { goFloat } from '../../../machinery/gofloat.js';
 import { checkFormat } from './formats.js';
 
 const IN = 'body';
@@ -35,7 +35,6 @@ function typesOf(s: JSP): string[] {
 
 const sub = (path: string, key: string): string => (path ? `${path}.${key}` : key);
 const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
-const goV = (v: number): string => (Number.isInteger(v) && Math.abs(v) < 1e21 ? String(v) : goFloat(v));
 
 interface Ctx {
   errs: FieldError[];
@@ -102,20 +101,20 @@ function numberChecks(v: number, s: JSP, name: string, field: string, c: Ctx): v
   if (max !== undefined) {
     const excl = s.exclusiveMaximum === true;
     if (excl ? v >= max : v > max) {
-      c.errs.push(FieldError.invalid(field, v, msg(name, excl ? `should be less than ${goV(max)}` : `should be less than or equal to ${goV(max)}`)));
+      c.errs.push(FieldError.invalid(field, v, msg(name, excl ? `should be less than ${goFloat(max)}` : `should be less than or equal to ${goFloat(max)}`)));
     }
   }
   if (min !== undefined) {
     const excl = s.exclusiveMinimum === true;
     if (excl ? v <= min : v < min) {
-      c.errs.push(FieldError.invalid(field, v, msg(name, excl ? `should be greater than ${goV(min)}` : `should be greater than or equal to ${goV(min)}`)));
+      c.errs.push(FieldError.invalid(field, v, msg(name, excl ? `should be greater than ${goFloat(min)}` : `should be greater than or equal to ${goFloat(min)}`)));
     }
   }
   const mult = num(s.multipleOf);
   if (mult !== undefined && mult > 0) {
     const q = v / mult;
     if (Math.abs(q - Math.round(q)) > 1e-9 * Math.max(1, Math.abs(q))) {
-      c.errs.push(FieldError.invalid(field, v, msg(name, `should be a multiple of ${goV(mult)}`)));
+      c.errs.push(FieldError.invalid(field, v, msg(name, `should be a multiple of ${goFloat(mult)}`)));
     }
   }
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { columnCell, goFloat, parseRFC3339, printerColumns, printValue } from '../../../../../src/api/apiextensions/customresource/printer-columns.js';
+import { columnCell, parseRFC3339, printerColumns, printValue } from '../../../../../src/api/apiextensions/customresource/printer-columns.js';
+import { goFloat } from '../../../../../src/machinery/gofloat.js';
 import { findResults, parseJSONPath } from '../../../../../src/api/apiextensions/customresource/jsonpath.js';
 import type { KObject } from '../../../../../src/api/types.js';
 

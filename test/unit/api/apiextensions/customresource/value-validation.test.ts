@@ -68,6 +68,11 @@ describe('custom object value validation (kube-openapi messages)', () => {
     assert.deepEqual(errs({ color: 'red', when: 'yesterday' }), ['spec.when: Invalid value: "yesterday": spec.when in body must be of type date-time: "yesterday"']);
   });
 
+  it('prints schema bounds as Go prints a float64', () => {
+    const s = { type: 'object', properties: { n: { type: 'integer', maximum: 1000000 } } };
+    assert.deepEqual(validateValue({ n: 2000000 }, s, '').map(String), ['n: Invalid value: 2000000: n in body should be less than or equal to 1e+06']);
+  });
+
   it('prefixes a base path and reports composition failures at it', () => {
     const s = { type: 'object', properties: { v: { anyOf: [{ type: 'integer' }, { type: 'string' }] } } };
     assert.deepEqual(validateValue({ v: true }, s, 'spec').map(String), [
