@@ -62,8 +62,20 @@ function walk(x: unknown, s: JSP, path: string, root: boolean, errs: FieldError[
 function listInvariants(x: unknown[], s: JSP, path: string, errs: FieldError[]): void {
   const type = s['x-kubernetes-list-type'];
   if (type === 'set') {
+    // scalars by a set, as Kubernetes does, so a long list of strings stays linear
+    const scalars = new Set<string>();
+    const others: unknown[] = [];
     x.forEach((v, i) => {
-      if (x.slice(0, i).some((w) => deepEqual(v, w))) errs.push(FieldError.duplicate(`${path}[${i}]`, v));
+      let dup: boolean;
+      if (v !== null && typeof v === 'object') {
+        dup = others.some((w) => deepEqual(v, w));
+        if (!dup) others.push(v);
+      } else {
+        const key = `${typeof v}:${String(v)}`;
+        dup = scalars.has(key);
+        scalars.add(key);
+      }
+      if (dup) errs.push(FieldError.duplicate(`${path}[${i}]`, v));
     });
   } else if (type === 'map' && Array.isArray(s['x-kubernetes-list-map-keys'])) {
     const keys = (s['x-kubernetes-list-map-keys'] as unknown[]).filter((k): k is string => typeof k === 'string');

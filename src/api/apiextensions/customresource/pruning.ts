@@ -52,13 +52,17 @@ function pruneValue(x: unknown, s: JSP | null | undefined, path: string, t: Trac
     }
     return;
   }
+  pruneFields(x, s, path, t, false);
+}
+
+/** An object's fields under `s`: known ones pruned by their schema, unknown ones dropped unless `keepUnknown`. */
+function pruneFields(x: Record<string, unknown>, s: JSP, path: string, t: Tracker, keepUnknown: boolean): void {
   for (const k of Object.keys(x)) {
     if (embedded(s) && META_FIELDS.has(k)) continue;
     const prop = property(s, k);
-    const ap = prop === undefined ? additional(s) : undefined;
-    if (prop !== undefined) pruneValue(x[k], prop, t.key(path, k), t);
-    else if (ap !== undefined) pruneValue(x[k], ap, t.key(path, k), t);
-    else {
+    const child = prop !== undefined ? prop : additional(s);
+    if (child !== undefined) pruneValue(x[k], child, t.key(path, k), t);
+    else if (!keepUnknown) {
       // apiVersion/kind/metadata at the top are never reported (they are restored by the caller in Kubernetes)
       if (!META_FIELDS.has(k) || path !== '') t.record(path, k);
       delete x[k];
@@ -74,14 +78,7 @@ function skipPrune(x: unknown, s: JSP, path: string, t: Tracker): void {
     x.forEach((v, i) => items && skipPrune(v, items, t.index(path, i), t));
     return;
   }
-  if (!isObj(x)) return;
-  for (const k of Object.keys(x)) {
-    if (embedded(s) && META_FIELDS.has(k)) continue;
-    const prop = property(s, k);
-    const ap = prop === undefined ? additional(s) : undefined;
-    if (prop !== undefined) pruneValue(x[k], prop, t.key(path, k), t);
-    else if (ap !== undefined) pruneValue(x[k], ap, t.key(path, k), t);
-  }
+  if (isObj(x)) pruneFields(x, s, path, t, true);
 }
 
 // ---- ObjectMeta of embedded resources ----
