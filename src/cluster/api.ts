@@ -4,6 +4,7 @@ import { builtinResources, baseDefinitions } from '../api/index.js';
 import { namespaceLifecycle } from '../apiserver/admission/namespace-lifecycle.js';
 import { Registry } from '../apiserver/registry/registry.js';
 import { CustomResourceController } from '../apiserver/customresources/controller.js';
+import { WebhookDispatcher, webhookAdmission } from '../apiserver/admission/webhook/dispatcher.js';
 import type { CustomResourceDefinition } from '../api/apiextensions/index.js';
 import { LocalClient } from '../client/local.js';
 import { csrRequester } from '../apiserver/admission/csr-requester.js';
@@ -45,6 +46,8 @@ export interface ClusterApi {
   registry: Registry;
   /** serves the custom resources of the stored CRDs (start before serving requests) */
   customResources: CustomResourceController;
+  /** calls the configured admission webhooks (start before serving requests) */
+  webhooks: WebhookDispatcher;
   client: LocalClient;
   /** bearer-token authentication for the HTTPS server */
   authenticateToken(token: string, audiences?: string[]): Promise<UserInfo | undefined>;
@@ -84,6 +87,11 @@ export function buildClusterApi(store: Store, opts: ClusterApiOptions = {}): Clu
   };
   if (opts.tokens) enableServiceAccountTokens(opts.tokens);
   registry.admission.add(limitRangerAdmission({ limitRanges: () => registry.mustLookup('', 'v1', 'limitranges') }));
+  // kube's order: the webhooks after the built-in plugins, ResourceQuota last
+  const webhooks = new WebhookDispatcher(registry, (m) => process.stderr.write(`${m}\n`));
+  const webhookPlugins = webhookAdmission(webhooks);
+  registry.admission.add(webhookPlugins.mutating);
+  registry.admission.add(webhookPlugins.validating);
   // last, as in kube: it must see what the mutating plugins added (LimitRanger's defaults)
   registry.admission.add(resourceQuotaAdmission({ quotas: () => registry.mustLookup('', 'v1', 'resourcequotas') }));
   registerPodActions(registry);
@@ -93,11 +101,13 @@ export function buildClusterApi(store: Store, opts: ClusterApiOptions = {}): Clu
   return {
     registry,
     customResources,
+    webhooks,
     client: new LocalClient(registry),
     authenticateToken: (t, a) => authenticateToken(t, a),
     stop: () => {
       metrics?.stop();
       customResources.stop();
+      webhooks.stop();
     },
   };
 }

@@ -124,6 +124,11 @@ export class Cluster {
     const rbac = opts.authorizationMode === 'AlwaysAllow' ? undefined : new RbacAuthorizer((plural) => registry.mustLookup('rbac.authorization.k8s.io', 'v1', plural));
     const authorizer = rbac ?? alwaysAllow;
     registry.authorizer = authorizer;
+    // `authorizer` in admission CEL asks the server's own authorizer (RBAC gives allow or no opinion)
+    api.webhooks.authorize = (user, attrs) => {
+      const d = authorizer.authorize({ name: user.name, uid: user.uid, groups: user.groups ?? [], extra: user.extra }, attrs);
+      return { decision: d.allowed ? 'allow' : 'noopinion', reason: d.reason };
+    };
     if (rbac) stoppers.unshift(() => rbac.stop());
     const health = new HealthChecks();
     let bootstrapped = false;
@@ -146,7 +151,7 @@ export class Cluster {
       watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs },
     });
     await bootstrapClusterObjects(api, opts.serviceCIDR);
-    await api.customResources.start();
+    await Promise.all([api.customResources.start(), api.webhooks.start()]);
     phase('custom resources served');
     await rbac?.start();
     bootstrapped = true;

@@ -10,6 +10,8 @@ export interface AdmissionAttributes {
   object: KObject;
   old?: KObject;
   namespace: string;
+  /** the subresource written ('status', 'scale', …), '' for the object itself */
+  subresource?: string;
 }
 
 export interface AdmissionPlugin {

@@ -23,6 +23,7 @@ export function prepareCreate(store: ResourceStore, namespace: string, obj: KObj
     throw errors.badRequest('resourceVersion should not be set on objects to be created');
   }
   if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
+  dropEmptyMeta(meta);
   meta.uid = newUid();
   meta.creationTimestamp = rfc3339();
   delete meta.deletionTimestamp;
@@ -35,6 +36,17 @@ export function prepareCreate(store: ResourceStore, namespace: string, obj: KObj
   const errs = [...validateMeta(obj, store.def), ...(st.validate?.(obj) ?? [])];
   if (errs.length) throw store.invalid(meta.name ?? meta.generateName ?? '', errs);
   return meta;
+}
+
+const OMIT_EMPTY = ['labels', 'annotations', 'finalizers', 'ownerReferences', 'managedFields'] as const;
+
+/** ObjectMeta's maps and lists are omitempty in kube: an empty one is not stored or returned. */
+function dropEmptyMeta(meta: KObject['metadata']): void {
+  const m = meta as Record<string, unknown>;
+  for (const k of OMIT_EMPTY) {
+    const v = m[k];
+    if (v === null || (Array.isArray(v) ? v.length === 0 : typeof v === 'object' && v !== null && Object.keys(v).length === 0)) delete m[k];
+  }
 }
 
 /** The strategy's warnings about an object written go to the response. */
@@ -58,6 +70,7 @@ export function prepareUpdate(store: ResourceStore, ctx: RequestContext, desired
     throw errors.badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${name})`);
   }
   meta.name = name;
+  dropEmptyMeta(meta);
   // unconditional updates (no resourceVersion) apply to the current version; pinned ones were checked already
   meta.resourceVersion = cm.resourceVersion;
   if (store.def.namespaced) meta.namespace = cm.namespace;

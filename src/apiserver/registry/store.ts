@@ -246,7 +246,7 @@ export class ResourceStore {
       const pinned = desired.metadata?.resourceVersion;
       if (pinned && pinned !== current.metadata.resourceVersion) throw errors.staleResourceVersion(this.gr, name);
       const obj = this.prepareUpdate(ctx, desired, current, opts.subresource, { owned: opts.freshDesired });
-      await this.deps.admission.admit({ ctx, store: this, operation: 'UPDATE', object: obj, old: current, namespace });
+      await this.deps.admission.admit({ ctx, store: this, operation: 'UPDATE', object: obj, old: current, namespace, subresource: opts.subresource });
       const statusOnly = opts.subresource === 'status' ? this.def.strategy.statusOnly : undefined;
       if (statusOnly) statusOnly.canonicalize(obj);
       else this.def.strategy.canonicalize?.(obj);

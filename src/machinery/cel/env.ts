@@ -83,6 +83,24 @@ export type CompileResult = { program: Program; error?: undefined } | { program?
 
 const baseEnvs = new Map<string, CelEnv>();
 
+function registrar(engine: Environment, names: Set<string>): LibraryRegistrar {
+  return {
+    engine,
+    fn(signature, handler) {
+      engine.registerFunction(signature, handler as (...a: unknown[]) => unknown);
+      const name = /^(?:[\w.<>, ]+\.)?([\w]+)\(/.exec(signature.replace(/<[^()]*>/g, ''))?.[1];
+      if (name) names.add(name.replace(/^__k1s_/, ''));
+    },
+    type(name, ctor, eq) {
+      engine.registerType(name, ctor as unknown as new () => object);
+      if (eq) engine.registerOperator(`${name} == ${name}`, eq as (a: unknown, b: unknown) => boolean);
+    },
+    constant(name, type, value) {
+      engine.registerConstant(name, type, value);
+    },
+  };
+}
+
 export class CelEnv {
   private constructor(
     private readonly engine: Environment,
@@ -101,21 +119,7 @@ export class CelEnv {
     const engine = parent ? parent.engine.clone() : new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: true, unlistedVariablesAreDyn: false });
     const names = new Set<string>(parent ? parent.knownFunctions : engine.getDefinitions().functions.map((f: { name: string }) => f.name));
     for (const n of NOT_IN_KUBERNETES) names.delete(n);
-    const reg: LibraryRegistrar = {
-      engine,
-      fn(signature, handler) {
-        engine.registerFunction(signature, handler as (...a: unknown[]) => unknown);
-        const name = /^(?:[\w.<>, ]+\.)?([\w]+)\(/.exec(signature.replace(/<[^()]*>/g, ''))?.[1];
-        if (name) names.add(name.replace(/^__k1s_/, ''));
-      },
-      type(name, ctor, eq) {
-        engine.registerType(name, ctor as unknown as new () => object);
-        if (eq) engine.registerOperator(`${name} == ${name}`, eq as (a: unknown, b: unknown) => boolean);
-      },
-      constant(name, type, value) {
-        engine.registerConstant(name, type, value);
-      },
-    };
+    const reg = registrar(engine, names);
     if (parent) registerSemver(reg);
     else {
       registerConversions(reg);
@@ -140,7 +144,8 @@ export class CelEnv {
     const seen = new Set<DeclType>();
     for (const t of Object.values(vars)) {
       for (const o of objectTypes(t, [], seen)) {
-        if (declared.has(o.name!)) continue;
+        // types without a class are a library's own (registered with it), e.g. the authorizer's
+        if (declared.has(o.name!) || !o.ctor) continue;
         declared.set(o.name!, o);
         const fields: Record<string, string> = {};
         for (const [k, ft] of o.fields!) fields[k] = typeString(ft);
@@ -150,6 +155,14 @@ export class CelEnv {
     }
     for (const [name, t] of Object.entries(vars)) engine.registerVariable(name, typeString(t));
     return new CelEnv(engine, this.knownFunctions, declared);
+  }
+
+  /** A child environment with one more library (e.g. the authorizer library of admission expressions). */
+  withLibrary(register: (reg: LibraryRegistrar) => void): CelEnv {
+    const engine = this.engine.clone();
+    const names = new Set(this.knownFunctions);
+    register(registrar(engine, names));
+    return new CelEnv(engine, names, this.declared);
   }
 
   /** The declared object type of that name (for walking has() chains and costs). */

@@ -4,3 +4,4 @@ export { T, objectType, escapeName, toCel, dynToCel, measured, celEqual, typeStr
 export { estimateCost, MAX_COST } from './cost.js';
 export { CelRuntimeError, displayError } from './errors.js';
 export { Optional } from '@marcbachmann/cel-js';
+export { registerAuthz, celAuthorizer, AUTHORIZER_TYPE, type AuthzFunction, type AuthzUser, type AuthzAttributes, type AuthzDecision } from './lib-authz.js';
