@@ -5,6 +5,7 @@ import { namespaceLifecycle } from '../apiserver/admission/namespace-lifecycle.j
 import { Registry } from '../apiserver/registry/registry.js';
 import { CustomResourceController } from '../apiserver/customresources/controller.js';
 import { WebhookDispatcher, webhookAdmission } from '../apiserver/admission/webhook/dispatcher.js';
+import { ValidatingPolicies, validatingPolicyAdmission } from '../apiserver/admission/policy/plugin.js';
 import type { CustomResourceDefinition } from '../api/apiextensions/index.js';
 import { LocalClient } from '../client/local.js';
 import { csrRequester } from '../apiserver/admission/csr-requester.js';
@@ -48,6 +49,8 @@ export interface ClusterApi {
   customResources: CustomResourceController;
   /** calls the configured admission webhooks (start before serving requests) */
   webhooks: WebhookDispatcher;
+  /** evaluates ValidatingAdmissionPolicies (start before serving requests) */
+  policies: ValidatingPolicies;
   client: LocalClient;
   /** bearer-token authentication for the HTTPS server */
   authenticateToken(token: string, audiences?: string[]): Promise<UserInfo | undefined>;
@@ -90,7 +93,9 @@ export function buildClusterApi(store: Store, opts: ClusterApiOptions = {}): Clu
   // kube's order: the webhooks after the built-in plugins, ResourceQuota last
   const webhooks = new WebhookDispatcher(registry, (m) => process.stderr.write(`${m}\n`));
   const webhookPlugins = webhookAdmission(webhooks);
+  const policies = new ValidatingPolicies(registry);
   registry.admission.add(webhookPlugins.mutating);
+  registry.admission.add(validatingPolicyAdmission(policies));
   registry.admission.add(webhookPlugins.validating);
   // last, as in kube: it must see what the mutating plugins added (LimitRanger's defaults)
   registry.admission.add(resourceQuotaAdmission({ quotas: () => registry.mustLookup('', 'v1', 'resourcequotas') }));
@@ -102,12 +107,14 @@ export function buildClusterApi(store: Store, opts: ClusterApiOptions = {}): Clu
     registry,
     customResources,
     webhooks,
+    policies,
     client: new LocalClient(registry),
     authenticateToken: (t, a) => authenticateToken(t, a),
     stop: () => {
       metrics?.stop();
       customResources.stop();
       webhooks.stop();
+      policies.stop();
     },
   };
 }

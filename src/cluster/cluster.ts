@@ -125,7 +125,7 @@ export class Cluster {
     const authorizer = rbac ?? alwaysAllow;
     registry.authorizer = authorizer;
     // `authorizer` in admission CEL asks the server's own authorizer (RBAC gives allow or no opinion)
-    api.webhooks.authorize = (user, attrs) => {
+    api.webhooks.authorize = api.policies.authorize = (user, attrs) => {
       const d = authorizer.authorize({ name: user.name, uid: user.uid, groups: user.groups ?? [], extra: user.extra }, attrs);
       return { decision: d.allowed ? 'allow' : 'noopinion', reason: d.reason };
     };
@@ -151,7 +151,7 @@ export class Cluster {
       watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs },
     });
     await bootstrapClusterObjects(api, opts.serviceCIDR);
-    await Promise.all([api.customResources.start(), api.webhooks.start()]);
+    await Promise.all([api.customResources.start(), api.webhooks.start(), api.policies.start()]);
     phase('custom resources served');
     await rbac?.start();
     bootstrapped = true;

@@ -57,21 +57,47 @@ export const NAMESPACE_TYPE: DeclType = (() => {
 const RESOURCE_CHECK: DeclType = { kind: 'object', name: 'kubernetes.authorization.ResourceCheck', fields: new Map(), jsonNames: new Map(), maxElements: 1, minSerializedSize: 2 };
 const AUTHORIZER: DeclType = { kind: 'object', name: AUTHORIZER_TYPE, fields: new Map([['requestResource', RESOURCE_CHECK]]), jsonNames: new Map(), maxElements: 1, minSerializedSize: 2 };
 
-const envs = new Map<string, CelEnv>();
+const envs = new Map<string, { env: CelEnv; variables?: DeclType }>();
 
-export function admissionEnv(opts: AdmissionCelOptions = {}): CelEnv {
+/** The environment, and the object type of `variables` when the policy has some (its values are built lazily). */
+export function admissionEnvWith(opts: AdmissionCelOptions = {}): { env: CelEnv; variables?: DeclType } {
   const key = JSON.stringify([!!opts.params, opts.authorizer !== false, opts.variables ?? [], !!opts.stored]);
-  let env = envs.get(key);
-  if (env) return env;
+  const known = envs.get(key);
+  if (known) return known;
   const vars: Record<string, DeclType> = { object: T.dyn(), oldObject: T.dyn(), request: REQUEST_TYPE, namespaceObject: NAMESPACE_TYPE };
   if (opts.params) vars.params = T.dyn();
   if (opts.authorizer !== false) vars.authorizer = AUTHORIZER;
   if (opts.variables) vars.variables = obj(`kubernetes.variables.${envs.size}`, opts.variables.map((n) => [n, T.dyn()]));
   let base = CelEnv.base({ semver: opts.stored });
   if (opts.authorizer !== false) base = base.withLibrary(registerAuthz);
-  env = base.withVariables(vars);
-  envs.set(key, env);
-  return env;
+  const out = { env: base.withVariables(vars), variables: vars.variables };
+  if (envs.size > 1000) envs.clear();
+  envs.set(key, out);
+  return out;
+}
+
+export function admissionEnv(opts: AdmissionCelOptions = {}): CelEnv {
+  return admissionEnvWith(opts).env;
+}
+
+/** A `variables` value whose fields are computed on first use, once (kube's lazy composition). */
+export function lazyVariables(t: DeclType, compute: (name: string) => unknown): object {
+  const o = new t.ctor!();
+  for (const name of t.fields!.keys()) {
+    let done = false;
+    let value: unknown;
+    Object.defineProperty(o, name, {
+      enumerable: true,
+      get: () => {
+        if (!done) {
+          value = compute(name);
+          done = true;
+        }
+        return value;
+      },
+    });
+  }
+  return o;
 }
 
 export type CompiledExpression = { program: Program; error?: undefined } | { program?: undefined; error: string };
@@ -80,12 +106,13 @@ export type CompiledExpression = { program: Program; error?: undefined } | { pro
  * Compiles an expression that must evaluate to one of `returns` (kube's CompileCELExpression): errors read
  * `compilation failed: ERROR: <input>:…` or `must evaluate to bool but got string`.
  */
-export function compileAdmissionExpression(source: string, returns: string[], opts: AdmissionCelOptions = {}): CompiledExpression {
+export function compileAdmissionExpression(source: string, returns: string[], opts: AdmissionCelOptions = {}, anyType = false): CompiledExpression {
   const r = admissionEnv(opts).compile(source);
   if (r.error !== undefined) return { error: `compilation failed: ${r.error}` };
+  if (anyType) return { program: r.program };
   const out = r.program.outputType;
-  if (out !== 'dyn' && !returns.includes(out)) {
-    const got = out === 'null' ? 'null_type' : out;
+  const got = out === 'null' ? 'null_type' : out;
+  if (out !== 'dyn' && !returns.includes(got)) {
     return { error: returns.length === 1 ? `must evaluate to ${returns[0]} but got ${got}` : `must evaluate to one of [${returns.join(' ')}] but got ${got}` };
   }
   return { program: r.program };

@@ -1,6 +1,6 @@
 // ValidatingAdmissionPolicy(Binding) validation as pkg/apis/admissionregistration/validation/validation.go
-// (Kubernetes 1.33). The structure is checked; CEL expressions (validations, variables, match conditions,
-// audit annotations, message expressions) are stored without being compiled or type-checked.
+// (Kubernetes 1.33): the structure, and every CEL expression compiled in the environment it runs in (params when
+// the policy has a paramKind, the variables declared before, no authorizer in messages and audit annotations).
 import { FieldError } from '../../machinery/errors.js';
 import { type MetaLabelSelector } from '../../machinery/labels.js';
 import { validateLabelSelector } from '../../machinery/label-selector-validation.js';
@@ -13,6 +13,7 @@ import {
   type MatchCondition,
   type RuleWithOperations,
 } from './webhook-validation.js';
+import { compileAdmissionExpression } from './admission-cel.js';
 import { goTypedStrings } from '../rbac/gostring.js';
 import type { KObject } from '../types.js';
 
@@ -128,7 +129,14 @@ export function validatePolicy(p: ValidatingAdmissionPolicy): FieldError[] {
     // At least one resource rule gives the expressions their type information.
     if ((spec.matchConstraints.resourceRules ?? []).length === 0) errs.push(FieldError.required('spec.matchConstraints.resourceRules'));
   }
-  errs.push(...validateMatchConditions(spec.matchConditions, 'spec.matchConditions'));
+  const params = !!spec.paramKind;
+  errs.push(...validateMatchConditions(spec.matchConditions, 'spec.matchConditions', { params }));
+  const declared: string[] = [];
+  const celOpts = () => ({ params, variables: declared.length ? [...declared] : undefined });
+  const compile = (path: string, source: string, returns: string[] | undefined, authorizer = true) => {
+    const r = compileAdmissionExpression(source, returns ?? [], { ...celOpts(), authorizer }, !returns);
+    if (r.error !== undefined) errs.push(FieldError.invalid(path, source, r.error));
+  };
   (spec.variables ?? []).forEach((v, i) => {
     const path = `spec.variables[${i}]`;
     const name = v?.name ?? '';
@@ -136,6 +144,8 @@ export function validatePolicy(p: ValidatingAdmissionPolicy): FieldError[] {
     else if (!/^[_a-zA-Z][_a-zA-Z0-9]*$/.test(name) || CEL_RESERVED.has(name))
       errs.push(FieldError.invalid(`${path}.name`, name, 'name is not a valid CEL identifier'));
     if (!(v?.expression ?? '').trim()) errs.push(FieldError.required(`${path}.expression`, 'expression is not specified'));
+    else compile(`${path}.expression`, v!.expression!, undefined);
+    if (name) declared.push(name);
   });
   const validations = spec.validations ?? [];
   const audits = spec.auditAnnotations ?? [];
@@ -144,7 +154,12 @@ export function validatePolicy(p: ValidatingAdmissionPolicy): FieldError[] {
     errs.push(FieldError.required('spec.validations', msg), FieldError.required('spec.auditAnnotations', msg));
     return errs;
   }
-  validations.forEach((v, i) => errs.push(...validateValidation(v ?? {}, `spec.validations[${i}]`)));
+  validations.forEach((v, i) => {
+    const path = `spec.validations[${i}]`;
+    errs.push(...validateValidation(v ?? {}, path));
+    if ((v?.expression ?? '').trim()) compile(`${path}.expression`, v!.expression!, ['bool']);
+    if ((v?.messageExpression ?? '').trim()) compile(`${path}.messageExpression`, v!.messageExpression!, ['string'], false);
+  });
   if (audits.length > MAX_AUDIT_ANNOTATIONS)
     errs.push(FieldError.invalid('spec.auditAnnotations', audits, `must not have more than ${MAX_AUDIT_ANNOTATIONS} auditAnnotations`));
   const keys = new Set<string>();
@@ -158,6 +173,7 @@ export function validatePolicy(p: ValidatingAdmissionPolicy): FieldError[] {
     if (!ve) errs.push(FieldError.required(`${path}.valueExpression`, 'valueExpression is not specified'));
     else if (Buffer.byteLength(ve) > MAX_AUDIT_VALUE_EXPRESSION)
       errs.push(FieldError.required(`${path}.valueExpression`, `must not exceed ${MAX_AUDIT_VALUE_EXPRESSION} bytes in length`));
+    else compile(`${path}.valueExpression`, a!.valueExpression!, ['string', 'null_type'], false);
     if (keys.has(key)) errs.push(FieldError.duplicate(`${path}.key`, key));
     keys.add(key);
   });

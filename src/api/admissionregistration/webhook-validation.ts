@@ -1,6 +1,7 @@
 // Webhook configuration validation as pkg/apis/admissionregistration/validation/validation.go (Kubernetes 1.33),
 // with create-time options (no side effects, recognized review versions, unique names). CEL match conditions are
 // checked for presence and names only: k1s stores expressions without compiling them.
+import { compileAdmissionExpression } from './admission-cel.js';
 import { FieldError } from '../../machinery/errors.js';
 import { type MetaLabelSelector } from '../../machinery/labels.js';
 import { validateLabelSelector } from '../../machinery/label-selector-validation.js';
@@ -141,15 +142,20 @@ function validateAdmissionReviewVersions(versions: string[] | null | undefined, 
   return errs;
 }
 
-/** validateMatchConditions without compiling the CEL expressions. */
-export function validateMatchConditions(conds: MatchCondition[] | null | undefined, path: string): FieldError[] {
+/** validateMatchConditions: names, and expressions that compile to bool (with params when the policy has them). */
+export function validateMatchConditions(conds: MatchCondition[] | null | undefined, path: string, opts: { params?: boolean } = {}): FieldError[] {
   const list = conds ?? [];
   const errs: FieldError[] = [];
   if (list.length > 64) errs.push(FieldError.tooMany(path, list.length, 64));
   const names = new Set<string>();
   list.forEach((c, i) => {
     const p = `${path}[${i}]`;
-    if (!(c?.expression ?? '').trim()) errs.push(FieldError.required(`${p}.expression`));
+    const expr = (c?.expression ?? '').trim();
+    if (!expr) errs.push(FieldError.required(`${p}.expression`));
+    else {
+      const r = compileAdmissionExpression(expr, ['bool'], { params: opts.params });
+      if (r.error !== undefined) errs.push(FieldError.invalid(`${p}.expression`, expr, r.error));
+    }
     const name = c?.name ?? '';
     if (!name) errs.push(FieldError.required(`${p}.name`));
     else for (const m of isQualifiedName(name)) errs.push(FieldError.invalid(`${p}.name`, name, m));

@@ -33,7 +33,7 @@ export async function controllerCluster(controllers: ControllerFactory[], opts: 
   const api = buildClusterApi(store, opts.api);
   opts.configure?.(api);
   await bootstrapClusterObjects(api);
-  await Promise.all([api.customResources.start(), api.webhooks.start()]);
+  await Promise.all([api.customResources.start(), api.webhooks.start(), api.policies.start()]);
   // what the ServiceAccount controller would have made by now: pods in `default` pass ServiceAccount admission
   await api.client
     .resource('v1', 'serviceaccounts')

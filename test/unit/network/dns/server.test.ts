@@ -118,8 +118,17 @@ test('garbage never crashes the server: FORMERR when the header is readable, sil
   t.write(Buffer.from([0xff, 0xff, 1, 2, 3]));
   await new Promise((r) => setTimeout(r, 50));
   t.destroy();
-  // still answering on both transports
-  assert.deepEqual(dataOf(await query(c.port, 'web.app.svc.cluster.local', 'A'), 'A'), [webIP]);
+  // still answering on both transports; over UDP a query is resent as stub resolvers do (attempts:3), since the
+  // kernel may drop datagrams while the burst's leftovers are read on a loaded machine
+  const again = async (tries: number): Promise<Awaited<ReturnType<typeof query>>> => {
+    try {
+      return await query(c.port, 'web.app.svc.cluster.local', 'A');
+    } catch (e) {
+      if (tries <= 1) throw e;
+      return again(tries - 1);
+    }
+  };
+  assert.deepEqual(dataOf(await again(3), 'A'), [webIP]);
   assert.deepEqual(dataOf(await rawTcp(c.port, dnsPacket.encode({ type: 'query', id: 1, questions: [{ name: 'web.app.svc.cluster.local', type: 'A' }] })), 'A'), [webIP]);
 });
 
