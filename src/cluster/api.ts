@@ -97,6 +97,10 @@ export function buildClusterApi(store: Store, opts: ClusterApiOptions = {}): Clu
   registry.admission.add(webhookPlugins.mutating);
   registry.admission.add(validatingPolicyAdmission(policies));
   registry.admission.add(webhookPlugins.validating);
+  // CONNECT (exec, attach, portforward) goes to the webhooks and policies only: the other plugins act on writes
+  registry.connectAdmission.add({ name: 'MutatingAdmissionWebhook', admit: async (a) => void (await webhooks.mutate(a)) });
+  registry.connectAdmission.add(validatingPolicyAdmission(policies));
+  registry.connectAdmission.add(webhookPlugins.validating);
   // last, as in kube: it must see what the mutating plugins added (LimitRanger's defaults)
   registry.admission.add(resourceQuotaAdmission({ quotas: () => registry.mustLookup('', 'v1', 'resourcequotas') }));
   registerPodActions(registry);

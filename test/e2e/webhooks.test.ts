@@ -19,6 +19,7 @@ let hookPort = 0;
 let caBundle = '';
 let otherCaBundle = '';
 const seen: Review[] = [];
+const calls = { a: 0 };
 
 const respond = (r: Review, response: Obj) => ({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: r.request.uid, ...response } });
 const patchOf = (ops: unknown[]) => Buffer.from(JSON.stringify(ops)).toString('base64');
@@ -40,6 +41,20 @@ const routes: Record<string, (r: Review) => Obj | undefined> = {
     return respond(r, size > 3 ? { allowed: false, status: { message: `size ${size} is too big` } } : { allowed: true });
   },
   '/hang': () => undefined,
+  '/garbage': () => ({ raw: 'this is not json' }),
+  '/huge-patch': (r) => respond(r, { allowed: true, patchType: 'JSONPatch', patch: patchOf([{ op: 'add', path: '/data/big', value: 'x'.repeat(3 * 1024 * 1024) }]) }),
+  '/bad-patch': (r) => respond(r, { allowed: true, patchType: 'JSONPatch', patch: patchOf([{ op: 'replace', path: '/spec/nothing', value: 1 }]) }),
+  '/connect': (r) => respond(r, { allowed: false, status: { code: 403, reason: 'Forbidden', message: `exec of ${JSON.stringify((r.request.object as Obj)?.command)} refused` } }),
+  '/v1beta1': (r) => ({ apiVersion: 'admission.k8s.io/v1beta1', kind: 'AdmissionReview', response: { uid: r.request.uid, allowed: false, status: { message: 'v1beta1 says no' } } }),
+  '/count-a': (r) => {
+    calls.a++;
+    const labels = ((r.request.object?.metadata as Obj)?.labels ?? {}) as Obj;
+    return respond(r, { allowed: true, patchType: 'JSONPatch', patch: patchOf([{ op: 'add', path: '/metadata/labels', value: { ...labels, a: String(calls.a), sawB: String('b' in labels) } }]) });
+  },
+  '/add-b': (r) => {
+    const labels = ((r.request.object?.metadata as Obj)?.labels ?? {}) as Obj;
+    return respond(r, { allowed: true, patchType: 'JSONPatch', patch: patchOf([{ op: 'add', path: '/metadata/labels', value: { ...labels, b: 'yes' } }]) });
+  },
   '/bad-uid': (r) => ({ ...respond(r, { allowed: true }), response: { uid: 'not-the-uid', allowed: true } }),
 };
 
@@ -58,7 +73,7 @@ before(async () => {
       const answer = routes[(req.url ?? '').split('?')[0]!]?.(review);
       if (!answer) return; // /hang: never answers
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify(answer));
+      res.end(typeof answer.raw === 'string' ? answer.raw : JSON.stringify(answer));
     });
   });
   hooks.listen(0, '127.0.0.1');
@@ -208,6 +223,28 @@ describe('webhook failures', () => {
     assert.ok(Date.now() - t1 < 3_000);
   });
 
+  it('reports garbage answers, huge and bad patches', async () => {
+    const garbage = await target('garbage', { clientConfig: { url: url('/garbage'), caBundle } });
+    const g = await until(async () => { const r = await garbage(); return /failed calling webhook/.test(r.stderr) ? r : undefined; }, 'garbage webhook in force', 10_000);
+    assert.match(g.stderr, /failed calling webhook "garbage\.example\.com": failed to call webhook: couldn't get version\/kind; json parse error: invalid character 'h' in literal true \(expecting 'r'\)/);
+    await k.ok(['create', 'namespace', 'patches']);
+    const mutating = async (name: string, path: string) => {
+      await apply(webhookConfig('Mutating', name, [{ name: `${name}.example.com`, clientConfig: { url: url(path), caBundle }, rules: configMapRule, namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'patches' } } }]));
+    };
+    await mutating('huge', '/huge-patch');
+    const h = await until(async () => { const r = await k.run(['create', '-f', '-'], { input: cm('h', 'patches') }); return /failed calling webhook|exceeds/.test(r.stderr) ? r : undefined; }, 'huge patch webhook in force', 10_000);
+    assert.match(h.stderr, /failed calling webhook "huge\.example\.com"/);
+    await k.ok(['delete', 'mutatingwebhookconfiguration', 'huge']);
+    await mutating('badpatch', '/bad-patch');
+    const b = await until(async () => { const r = await k.run(['create', '-f', '-'], { input: cm('b', 'patches') }); return r.code !== 0 ? r : undefined; }, 'bad patch webhook in force', 10_000);
+    assert.match(b.stderr, /Internal error occurred/);
+    await k.ok(['delete', 'mutatingwebhookconfiguration', 'badpatch']);
+    const stored = (await k.run(['get', 'configmap', '-n', 'patches', '-o', 'name'])).stdout.split('\n');
+    assert.ok(!stored.includes('configmap/h') && !stored.includes('configmap/b'), 'nothing was stored');
+    // the server is still fine
+    await k.ok(['create', '-f', '-'], { input: cm('after', 'patches') });
+  });
+
   it('tells webhooks about dry runs', async () => {
     // admissionregistration/v1 allows only side-effect-free webhooks (None, NoneOnDryRun), which dry runs reach
     seen.length = 0;
@@ -216,5 +253,68 @@ describe('webhook failures', () => {
     assert.equal(req.dryRun, true);
     assert.deepEqual(req.options?.dryRun, ['All']);
     assert.notEqual((await k.run(['get', 'configmap', 'dry', '-n', 'hooked'])).code, 0);
+  });
+});
+
+describe('webhook matching and versions', () => {
+  it('reinvokes IfNeeded webhooks when a later one changed the object', async () => {
+    await k.ok(['create', 'namespace', 'reinvoke']);
+    const sel = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'reinvoke' } } };
+    await apply(webhookConfig('Mutating', 'a-counter', [{ name: 'a.example.com', clientConfig: { url: url('/count-a'), caBundle }, rules: configMapRule, reinvocationPolicy: 'IfNeeded', ...sel }]));
+    await apply(webhookConfig('Mutating', 'b-adder', [{ name: 'b.example.com', clientConfig: { url: url('/add-b'), caBundle }, rules: configMapRule, ...sel }]));
+    await until(async () => {
+      const r = await k.run(['create', '--dry-run=server', '-o', 'json', '-f', '-'], { input: cm('probe', 'reinvoke') });
+      return r.code === 0 && JSON.parse(r.stdout).metadata.labels?.b === 'yes';
+    }, 'both mutating webhooks in force', 10_000);
+    calls.a = 0;
+    await k.ok(['create', '-f', '-'], { input: cm('r', 'reinvoke') });
+    const labels = JSON.parse(await k.ok(['get', 'configmap', 'r', '-n', 'reinvoke', '-o', 'json'])).metadata.labels;
+    assert.equal(calls.a, 2, 'a ran again after b changed the object');
+    assert.deepEqual(labels, { a: '2', sawB: 'true', b: 'yes' });
+    await k.ok(['delete', 'mutatingwebhookconfiguration', 'a-counter', 'b-adder']);
+  });
+
+  it('evaluates match conditions with the authorizer, and reports their errors', async () => {
+    await k.ok(['create', 'namespace', 'conditions']);
+    const sel = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'conditions' } } };
+    await apply(webhookConfig('Validating', 'conditions', [{
+      name: 'conditions.example.com', clientConfig: { url: url('/validate'), caBundle }, rules: configMapRule, ...sel,
+      matchConditions: [
+        { name: 'not-skipped', expression: "!('skip' in object.metadata.?labels.orValue({}))" },
+        { name: 'can-list-secrets', expression: "authorizer.group('').resource('secrets').namespace(request.namespace).check('list').allowed()" },
+      ],
+    }]));
+    await until(async () => /denied the request/.test((await k.run(['create', '--dry-run=server', '-f', '-'], { input: cm('probe', 'conditions', { forbidden: 'x' }) })).stderr), 'conditions webhook in force', 10_000);
+    assert.equal((await k.run(['create', '-f', '-'], { input: cm('skipped', 'conditions', { forbidden: 'x' }, { skip: 'yes' }) })).code, 0, 'a false condition skips the webhook');
+    const bad = await k.run(['apply', '-f', '-'], { input: JSON.stringify(webhookConfig('Validating', 'bad-condition', [{ name: 'bad.example.com', clientConfig: { url: url('/validate'), caBundle }, rules: configMapRule, matchConditions: [{ name: 'typo', expression: 'object.metadata.name +' }] }])) });
+    assert.match(bad.stderr, /webhooks\[0\]\.matchConditions\[0\]\.expression: Invalid value: "object\.metadata\.name \+": compilation failed: ERROR: <input>:1:/);
+    await apply(webhookConfig('Validating', 'erroring', [{
+      name: 'erroring.example.com', clientConfig: { url: url('/validate'), caBundle }, rules: configMapRule, ...sel,
+      matchConditions: [{ name: 'needs-data', expression: "object.data.mode == 'strict'" }],
+    }]));
+    const e = await until(async () => { const r = await k.run(['create', '-f', '-'], { input: cm('nodata', 'conditions', {}, { skip: 'yes' }) }); return /is forbidden/.test(r.stderr) ? r : undefined; }, 'erroring condition in force', 10_000);
+    assert.match(e.stderr, /configmaps "nodata" is forbidden: expression 'object\.data\.mode == 'strict'' resulted in error: no such key: (data|mode)/);
+    await k.ok(['delete', 'validatingwebhookconfiguration', 'conditions', 'erroring']);
+  });
+
+  it('sends v1beta1 reviews to webhooks that list only v1beta1, and CONNECT requests of pods/exec', async () => {
+    await k.ok(['create', 'namespace', 'beta']);
+    await apply(webhookConfig('Validating', 'beta', [{ name: 'beta.example.com', admissionReviewVersions: ['v1beta1'], clientConfig: { url: url('/v1beta1'), caBundle }, rules: configMapRule, namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'beta' } } }]));
+    const r = await until(async () => { const x = await k.run(['create', '-f', '-'], { input: cm('b', 'beta') }); return /v1beta1 says no/.test(x.stderr) ? x : undefined; }, 'v1beta1 webhook in force', 10_000);
+    assert.match(r.stderr, /admission webhook "beta\.example\.com" denied the request: v1beta1 says no/);
+    assert.equal((seen.at(-1) as unknown as { apiVersion: string }).apiVersion, 'admission.k8s.io/v1beta1');
+    await k.ok(['delete', 'validatingwebhookconfiguration', 'beta']);
+
+    // a pod that never gets a node: admission answers before the kubelet would be asked
+    await apply({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'target', namespace: 'beta' }, spec: { nodeSelector: { nowhere: 'true' }, containers: [{ name: 'c', image: 'busybox' }] } });
+    await apply(webhookConfig('Validating', 'connect', [{ name: 'connect.example.com', clientConfig: { url: url('/connect'), caBundle }, rules: [{ operations: ['CONNECT'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods/exec'] }] }]));
+    const x = await until(async () => { const o = await k.run(['exec', '-n', 'beta', 'target', '--', 'echo', 'hi']); return /refused/.test(o.stderr) ? o : undefined; }, 'connect webhook in force', 15_000);
+    assert.match(x.stderr, /admission webhook "connect\.example\.com" denied the request: exec of \["echo","hi"\] refused/);
+    const req = seen.at(-1)!.request as Review['request'] & { subResource?: string };
+    assert.equal(req.operation, 'CONNECT');
+    assert.equal(req.subResource, 'exec');
+    assert.deepEqual(req.kind, { group: '', version: 'v1', kind: 'PodExecOptions' });
+    assert.equal(req.name, 'target');
+    await k.ok(['delete', 'validatingwebhookconfiguration', 'connect']);
   });
 });

@@ -12,6 +12,8 @@ export interface AdmissionAttributes {
   namespace: string;
   /** the subresource written ('status', 'scale', …), '' for the object itself */
   subresource?: string;
+  /** CONNECT: the options kind (PodExecOptions …) and the name of the object connected to */
+  connect?: { kind: string; name: string };
 }
 
 export interface AdmissionPlugin {

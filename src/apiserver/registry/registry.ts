@@ -10,6 +10,8 @@ import type { AccessDecider } from '../../api/rbac/rules.js';
 export class Registry {
   readonly schemas: SchemaSet;
   readonly admission = new Admission();
+  /** the plugins that see CONNECT requests (pods/exec, attach, portforward): the webhooks and policies */
+  readonly connectAdmission = new Admission();
   /** answers the access-review kinds (the same authorizer the API server enforces); unset: system:masters only */
   authorizer?: AccessDecider;
   private readonly stores = new Map<string, ResourceStore>();

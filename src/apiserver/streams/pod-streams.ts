@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Container, Pod } from '../../api/core/pod/types.js';
 import { errors, FieldError, StatusError } from '../../machinery/errors.js';
 import { PeerIdentityCache } from '../../pki/client-auth.js';
-import type { UserInfo } from '../context.js';
+import { newContext, type UserInfo } from '../context.js';
 import { kubeletEndpoint, KubeletConnection, type KubeletClientTls, type KubeletEndpoint } from './kubelet-connection.js';
 import type { Registry } from '../registry/registry.js';
 import { translateToSpdy, websocketProtocol } from './stream-translator.js';
@@ -184,12 +184,34 @@ export class PodStreams {
     return undefined;
   }
 
+  /** CONNECT admission (webhooks and policies) with the options object kube builds from the query. */
+  private async admitConnect(user: UserInfo, namespace: string, name: string, verb: Verb, q: URLSearchParams): Promise<void> {
+    const admission = this.opts.registry.connectAdmission;
+    if (!admission.names().length) return;
+    const on = (n: string) => ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(q.get(n) ?? '');
+    const kind = verb === 'exec' ? 'PodExecOptions' : verb === 'attach' ? 'PodAttachOptions' : 'PodPortForwardOptions';
+    const object: Record<string, unknown> = { kind, apiVersion: 'v1' };
+    if (verb === 'portforward') {
+      const ports = q.getAll('ports').flatMap((p) => p.split(',')).filter((p) => p).map(Number);
+      if (ports.length) object.ports = ports;
+    } else {
+      for (const f of ['stdin', 'stdout', 'stderr', 'tty'] as const) if (on(f)) object[f] = true;
+      if (q.get('container')) object.container = q.get('container');
+      if (verb === 'exec') object.command = q.getAll('command');
+    }
+    await admission.admit({
+      ctx: newContext(user), store: this.opts.registry.mustLookup('', 'v1', 'pods'), operation: 'CONNECT',
+      object: object as never, namespace, subresource: verb, connect: { kind, name },
+    });
+  }
+
   /** An upgrade request on the API server: pods/exec, pods/attach, pods/portforward; anything else is refused. */
   async serveUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
     socket.on('error', () => socket.destroy());
     const fail = (e: StatusError) => writeRawResponse(socket, e.code, JSON.stringify(e.toStatus()), 'application/json');
     try {
-      if (!(await this.authenticate(req))) return fail(errors.unauthorized());
+      const user = await this.authenticate(req);
+      if (!user) return fail(errors.unauthorized());
       const url = new URL(req.url ?? '/', 'https://apiserver');
       const m = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/(exec|attach|portforward)\/?$/.exec(url.pathname);
       if (!m || !['GET', 'POST'].includes(req.method ?? '')) {
@@ -203,6 +225,7 @@ export class PodStreams {
         return fail(errors.badRequest(`unable to upgrade: none of the requested WebSocket subprotocols is supported for ${verb}`));
       }
       const pod = await this.getPod(namespace, name);
+      await this.admitConnect(user, namespace, name, verb, url.searchParams);
       let path: string;
       const query = streamQuery(verb, url.searchParams);
       if (verb === 'portforward') {

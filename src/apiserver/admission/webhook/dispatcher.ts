@@ -23,7 +23,7 @@ const OPTIONS_KIND: Record<Operation, string> = { CREATE: 'CreateOptions', UPDAT
 export function requestAttributes(a: AdmissionAttributes): RequestAttributes {
   const d = a.store.def;
   const op = a.operation;
-  const gvk = { group: d.group, version: d.version, kind: d.kind };
+  const gvk = { group: d.group, version: d.version, kind: a.connect?.kind ?? d.kind };
   const gvr = { group: d.group, version: d.version, resource: d.plural };
   return {
     uid: newUid(),
@@ -34,7 +34,7 @@ export function requestAttributes(a: AdmissionAttributes): RequestAttributes {
     requestKind: gvk,
     requestResource: gvr,
     requestSubResource: a.subresource ?? '',
-    name: a.object?.metadata?.name ?? a.old?.metadata?.name ?? '',
+    name: a.connect?.name ?? a.object?.metadata?.name ?? a.old?.metadata?.name ?? '',
     namespace: a.namespace,
     namespaced: d.namespaced,
     // a DELETE carries the object being deleted as oldObject only
@@ -115,7 +115,7 @@ export class WebhookDispatcher {
   }
 
   /** Calls one webhook; undefined when its failure is ignored. */
-  private async call(h: Webhook, attrs: RequestAttributes): Promise<WebhookResponse | undefined> {
+  private async call(h: Webhook, attrs: RequestAttributes, mutating: boolean): Promise<WebhookResponse | undefined> {
     if (attrs.dryRun && h.sideEffects !== 'None' && h.sideEffects !== 'NoneOnDryRun') {
       throw errors.badRequest(`admission webhook "${h.name}" does not support dry run`);
     }
@@ -126,7 +126,7 @@ export class WebhookDispatcher {
         timeoutMs: (h.timeoutSeconds ?? 10) * 1000,
         resolveService: (ref) => resolveServiceEndpoint(this.registry, ref),
       });
-      return parseResponse(version, body, attrs.uid);
+      return parseResponse(version, body, attrs.uid, mutating);
     } catch (e) {
       if (e instanceof StatusError) throw e;
       const reason = e instanceof WebhookCallError ? e.message : `received invalid webhook response: ${(e as Error).message}`;
@@ -150,7 +150,7 @@ export class WebhookDispatcher {
     const ran: number[] = [];
     const runOne = async (i: number) => {
       const h = hooks[i]!.webhook;
-      const r = await this.call(h, { ...attrs, uid: newUid(), object: a.object });
+      const r = await this.call(h, { ...attrs, uid: newUid(), object: a.object }, true);
       if (!r) return;
       if (!r.allowed) throw denial(h.name, r);
       if (r.warnings?.length) a.ctx.warnings.push(...r.warnings);
@@ -187,7 +187,7 @@ export class WebhookDispatcher {
     const attrs = requestAttributes(a);
     const hooks = await this.matching('validating', attrs, a);
     if (!hooks.length) return;
-    const results = await Promise.allSettled(hooks.map((h) => this.call(h.webhook, { ...attrs, uid: newUid() })));
+    const results = await Promise.allSettled(hooks.map((h) => this.call(h.webhook, { ...attrs, uid: newUid() }, false)));
     for (let i = 0; i < results.length; i++) {
       const r = results[i]!;
       if (r.status === 'rejected') throw r.reason;
