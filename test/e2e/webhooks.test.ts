@@ -317,4 +317,29 @@ describe('webhook matching and versions', () => {
     assert.equal(req.name, 'target');
     await k.ok(['delete', 'validatingwebhookconfiguration', 'connect']);
   });
+
+  it('matchPolicy Equivalent converts a request to the version the rules name; Exact does not', async () => {
+    await k.ok(['create', 'namespace', 'equiv']);
+    const version = (name: string, storage: boolean) => ({ name, served: true, storage, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } } });
+    await apply({
+      apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'gizmos.equiv.example.com' },
+      spec: { group: 'equiv.example.com', scope: 'Namespaced', names: { plural: 'gizmos', kind: 'Gizmo' }, versions: [version('v1', true), version('v2', false)] },
+    });
+    await k.ok(['wait', '--for=condition=Established', 'crd/gizmos.equiv.example.com', '--timeout=20s']);
+    const v1Rule = [{ operations: ['CREATE'], apiGroups: ['equiv.example.com'], apiVersions: ['v1'], resources: ['gizmos'] }];
+    await apply(webhookConfig('Validating', 'equiv', [
+      { name: 'equivalent.example.com', clientConfig: { url: url('/gadget'), caBundle }, rules: v1Rule },
+      { name: 'exact.example.com', clientConfig: { url: url('/validate'), caBundle }, rules: v1Rule, matchPolicy: 'Exact' },
+    ]));
+    const gizmo = (name: string, size: number) => JSON.stringify({ apiVersion: 'equiv.example.com/v2', kind: 'Gizmo', metadata: { name, namespace: 'equiv' }, spec: { size } });
+    await until(async () => /size 9 is too big/.test((await k.run(['create', '--dry-run=server', '-f', '-'], { input: gizmo('probe', 9) })).stderr), 'equivalent webhook in force', 10_000);
+    seen.length = 0;
+    await k.ok(['create', '-f', '-'], { input: gizmo('small', 1) });
+    assert.equal(seen.length, 1, 'only the Equivalent webhook is called for a v2 request');
+    const req = seen[0]!.request as Review['request'] & { requestKind: Obj };
+    assert.deepEqual(req.kind, { group: 'equiv.example.com', version: 'v1', kind: 'Gizmo' });
+    assert.deepEqual(req.requestKind, { group: 'equiv.example.com', version: 'v2', kind: 'Gizmo' });
+    assert.equal(req.object?.apiVersion, 'equiv.example.com/v1', 'the object is converted to the webhook\'s version');
+    await k.ok(['delete', 'validatingwebhookconfiguration', 'equiv']);
+  });
 });

@@ -14,6 +14,7 @@ import type { ResourceStore } from '../../registry/store.js';
 import { requestAttributes } from '../webhook/dispatcher.js';
 import { activation, isExempt } from '../webhook/matching.js';
 import { PolicyPrograms } from './compiled.js';
+import { convertAttributes, equivalentStores } from '../webhook/equivalent.js';
 import { evaluatePolicy, type Decision } from './evaluate.js';
 import { matchResources, mayMatch } from './match-resources.js';
 
@@ -95,8 +96,8 @@ export class ValidatingPolicies {
       if (!stored) await this.policies.start();
       if (!this.policies.inNamespace('')?.size) return;
     }
-    const attrs = requestAttributes(a);
-    if (isExempt(attrs)) return;
+    const request = requestAttributes(a);
+    if (isExempt(request)) return;
     const policies = [...this.policies.inNamespace('')!.values()].sort(byName) as ValidatingAdmissionPolicy[];
     this.programs.retain(new Set(policies.map((p) => p.metadata.name ?? '')));
     let ns: KObject | undefined | null = null;
@@ -105,10 +106,18 @@ export class ValidatingPolicies {
       return ns;
     };
     const denied: Denied[] = [];
-    let base: Record<string, unknown> | undefined;
+    const bases = new Map<ResourceStore | undefined, Record<string, unknown>>();
     for (const p of policies) {
       const constraints = p.spec?.matchConstraints;
-      if (!mayMatch(constraints, attrs)) continue;
+      let attrs = request;
+      let via: ResourceStore | undefined;
+      if (!mayMatch(constraints, attrs)) {
+        // matchPolicy Equivalent: the request converted to another served version the rules name
+        if (constraints?.matchPolicy === 'Exact') continue;
+        via = equivalentStores(this.registry, a.store).find((s) => mayMatch(constraints, { ...request, resource: { group: s.def.group, version: s.def.version, resource: s.def.plural } }));
+        if (!via) continue;
+        attrs = convertAttributes(request, a.store, via);
+      }
       const nsObj = await namespaceObject();
       const labels = nsObj?.metadata?.labels ?? (nsObj ? {} : undefined);
       if (!matchResources(constraints, attrs, labels)) continue;
@@ -125,7 +134,8 @@ export class ValidatingPolicies {
         const compiled = this.programs.get(p);
         // a Namespace request has no namespaceObject (kube unsets its namespace)
         const isNamespace = attrs.resource.group === '' && attrs.resource.resource === 'namespaces';
-        base ??= activation(attrs, this.authorize, isNamespace ? undefined : nsObj ?? undefined);
+        let base = bases.get(via);
+        if (!base) bases.set(via, (base = activation(attrs, this.authorize, isNamespace ? undefined : nsObj ?? undefined)));
         const actions = b.spec?.validationActions ?? [];
         for (const param of params) {
           const r = evaluatePolicy(compiled, base, param);

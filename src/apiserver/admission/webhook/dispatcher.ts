@@ -15,7 +15,17 @@ import { activation, evaluateMatchConditions, isExempt, matchesRules, matchesSel
 import type { AuthzFunction } from '../../../machinery/cel/index.js';
 import { buildReview, chooseVersion, parseResponse } from './review.js';
 import { resolveServiceEndpoint } from './service-endpoint.js';
+import { convertAttributes, convertObject, equivalentStores } from './equivalent.js';
+import type { ResourceStore } from '../../registry/store.js';
 import type { Operation, RequestAttributes, Webhook, WebhookResponse } from './types.js';
+
+interface Matched {
+  hook: ConfiguredWebhook;
+  /** the request as this webhook sees it (converted when it matched an equivalent version) */
+  attrs: RequestAttributes;
+  /** the equivalent version's store, when converted */
+  via?: ResourceStore;
+}
 
 const OPTIONS_KIND: Record<Operation, string> = { CREATE: 'CreateOptions', UPDATE: 'UpdateOptions', DELETE: 'DeleteOptions', CONNECT: '' };
 
@@ -79,13 +89,21 @@ export class WebhookDispatcher {
   }
 
   /** The webhooks of `kind` that match the request (rules, selectors, match conditions), or a matching error. */
-  private async matching(kind: 'mutating' | 'validating', attrs: RequestAttributes, a: AdmissionAttributes): Promise<ConfiguredWebhook[]> {
+  private async matching(kind: 'mutating' | 'validating', request: RequestAttributes, a: AdmissionAttributes): Promise<Matched[]> {
     const hooks = this.configurations.webhooks(kind);
-    if (!hooks.length || isExempt(attrs)) return [];
-    const out: ConfiguredWebhook[] = [];
+    if (!hooks.length || isExempt(request)) return [];
+    const out: Matched[] = [];
     let nsLabels: Record<string, string> | undefined | null = null;
     for (const h of hooks) {
-      if (!matchesRules(h.webhook.rules ?? [], attrs)) continue;
+      let attrs = request;
+      let via: ResourceStore | undefined;
+      if (!matchesRules(h.webhook.rules ?? [], attrs)) {
+        // Equivalent (the default): another served version of the same resource may be what the rules name
+        if (h.webhook.matchPolicy === 'Exact') continue;
+        via = equivalentStores(this.registry, a.store).find((s) => matchesRules(h.webhook.rules ?? [], { ...attrs, resource: { group: s.def.group, version: s.def.version, resource: s.def.plural } }));
+        if (!via) continue;
+        attrs = convertAttributes(request, a.store, via);
+      }
       if (nsLabels === null) nsLabels = await this.namespaceLabels(a);
       if (!matchesSelectors(h.webhook, attrs, nsLabels)) continue;
       if (h.webhook.matchConditions?.length) {
@@ -99,7 +117,7 @@ export class WebhookDispatcher {
         }
         if (!m.matched) continue;
       }
-      out.push(h);
+      out.push({ hook: h, attrs, via });
     }
     return out;
   }
@@ -149,19 +167,23 @@ export class WebhookDispatcher {
     let lastChange = -1;
     const ran: number[] = [];
     const runOne = async (i: number) => {
-      const h = hooks[i]!.webhook;
-      const r = await this.call(h, { ...attrs, uid: newUid(), object: a.object }, true);
+      const { hook, attrs: seen, via } = hooks[i]!;
+      const h = hook.webhook;
+      // each webhook sees the object as the previous ones left it, in its own version
+      const current = via ? convertObject(a.object, a.store, via)! : a.object;
+      const r = await this.call(h, { ...seen, uid: newUid(), object: current }, true);
       if (!r) return;
       if (!r.allowed) throw denial(h.name, r);
       if (r.warnings?.length) a.ctx.warnings.push(...r.warnings);
       if (r.patch?.length) {
         let patched: unknown;
         try {
-          patched = applyJsonPatch(a.object, r.patch);
+          patched = applyJsonPatch(current, r.patch);
         } catch (e) {
           throw errors.internal((e as Error).message);
         }
         if (!isPlainObject(patched)) throw errors.internal(`webhook "${h.name}" patched the object into a ${typeof patched}`);
+        if (via) patched = convertObject(patched as KObject, via, a.store);
         if (!deepEqual(patched, a.object)) {
           replaceContents(a.object, patched as KObject);
           lastChange = i;
@@ -175,7 +197,7 @@ export class WebhookDispatcher {
     // reinvocation: webhooks asking for it run once more if a later webhook changed the object
     if (lastChange >= 0) {
       for (const i of ran) {
-        if (hooks[i]!.webhook.reinvocationPolicy === 'IfNeeded' && i < lastChange) await runOne(i);
+        if (hooks[i]!.hook.webhook.reinvocationPolicy === 'IfNeeded' && i < lastChange) await runOne(i);
       }
     }
     return !deepEqual(before, a.object);
@@ -187,7 +209,7 @@ export class WebhookDispatcher {
     const attrs = requestAttributes(a);
     const hooks = await this.matching('validating', attrs, a);
     if (!hooks.length) return;
-    const results = await Promise.allSettled(hooks.map((h) => this.call(h.webhook, { ...attrs, uid: newUid() }, false)));
+    const results = await Promise.allSettled(hooks.map((h) => this.call(h.hook.webhook, { ...h.attrs, uid: newUid() }, false)));
     for (let i = 0; i < results.length; i++) {
       const r = results[i]!;
       if (r.status === 'rejected') throw r.reason;
@@ -195,7 +217,7 @@ export class WebhookDispatcher {
     }
     for (let i = 0; i < results.length; i++) {
       const v = (results[i] as PromiseFulfilledResult<WebhookResponse | undefined>).value;
-      if (v && !v.allowed) throw denial(hooks[i]!.webhook.name, v);
+      if (v && !v.allowed) throw denial(hooks[i]!.hook.webhook.name, v);
     }
   }
 }
