@@ -38,7 +38,7 @@ describe('ValidatingAdmissionPolicy', () => {
     assert.deepEqual(checkPolicy(policy({ matchConstraints: {}, validations: [{ expression: 'true' }] })), ['spec.matchConstraints.resourceRules: Required value']);
   });
 
-  it('checks paramKind, validations, variables and audit annotations (CEL is stored, not compiled)', () => {
+  it('checks paramKind, validations, variables and audit annotations', () => {
     const errs = checkPolicy(
       policy({
         failurePolicy: 'Never',
@@ -46,7 +46,7 @@ describe('ValidatingAdmissionPolicy', () => {
         matchConstraints: { resourceRules: [{ ...rule, resourceNames: ['a', 'a', 'x/y'] }] },
         variables: [{ name: 'in', expression: '' }],
         validations: [{ expression: ' ', message: 'two\nlines', reason: 'Teapot', messageExpression: '  ' }],
-        auditAnnotations: [{ key: 'k', valueExpression: 'x' }, { key: 'k', valueExpression: '' }],
+        auditAnnotations: [{ key: 'k', valueExpression: "'x'" }, { key: 'k', valueExpression: '' }],
       }),
     );
     assert.deepEqual(errs, [
@@ -64,6 +64,25 @@ describe('ValidatingAdmissionPolicy', () => {
       'spec.auditAnnotations[1].valueExpression: Required value: valueExpression is not specified',
       'spec.auditAnnotations[1].key: Duplicate value: "k"',
     ]);
+  });
+
+  it('compiles every expression in the environment it runs in', () => {
+    const errs = checkPolicy(policy({
+      failurePolicy: 'Fail',
+      matchConstraints: { matchPolicy: 'Equivalent', namespaceSelector: {}, objectSelector: {}, resourceRules: [rule] },
+      variables: [{ name: 'size', expression: 'size(object.data)' }, { name: 'big', expression: 'variables.size > params.max' }],
+      validations: [
+        { expression: 'variables.big == false', messageExpression: "authorizer.path('/').check('get').reason()" },
+        { expression: 'variables.nope', messageExpression: "'n=' + string(variables.size)" },
+      ],
+      auditAnnotations: [{ key: 'k', valueExpression: 'size(object.data)' }],
+    }));
+    // params is undeclared without paramKind; variables are declared in order; messages have no authorizer
+    assert.equal(errs.length, 4, errs.join('\n'));
+    assert.match(errs[0]!, /^spec\.variables\[1\]\.expression: Invalid value: "variables\.size > params\.max": compilation failed: .*undeclared reference to 'params'/s);
+    assert.match(errs[1]!, /^spec\.validations\[0\]\.messageExpression: .*undeclared reference to 'authorizer'/s);
+    assert.match(errs[2]!, /^spec\.validations\[1\]\.expression: .*undefined field 'nope'/s);
+    assert.match(errs[3]!, /^spec\.auditAnnotations\[0\]\.valueExpression: Invalid value: "size\(object\.data\)": must evaluate to one of \[string null_type\] but got int/);
   });
 
   it('resets status on create and prints NAME VALIDATIONS PARAMKIND AGE', () => {

@@ -131,11 +131,11 @@ describe('webhook configurations: validation', () => {
     assert.deepEqual(rule({ ...ok, resources: ['*', 'pods/status'] }), []);
   });
 
-  it('checks selectors and match conditions (CEL is not compiled)', () => {
+  it('checks selectors and match conditions', () => {
     const conds = Array.from({ length: 65 }, (_, i) => ({ name: `c${i}`, expression: 'true' }));
     assert.deepEqual(validate(cfg(hook({ matchConditions: conds }))), ['webhooks[0].matchConditions: Too many: 65: must have at most 64 items']);
     assert.deepEqual(
-      validate(cfg(hook({ objectSelector: { matchLabels: { 'a b': 'c' } }, matchConditions: [{ name: 'x', expression: ' ' }, { name: 'x', expression: 'y' }, { name: '-', expression: 'z' }] }))),
+      validate(cfg(hook({ objectSelector: { matchLabels: { 'a b': 'c' } }, matchConditions: [{ name: 'x', expression: ' ' }, { name: 'x', expression: 'true' }, { name: '-', expression: 'false' }] }))),
       [
         `webhooks[0].objectSelector.matchLabels: Invalid value: "a b": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
         'webhooks[0].matchConditions[0].expression: Required value',
@@ -143,6 +143,19 @@ describe('webhook configurations: validation', () => {
         `webhooks[0].matchConditions[2].name: Invalid value: "-": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
       ],
     );
+  });
+});
+
+describe('match condition expressions', () => {
+  it('are compiled: syntax, undeclared names, params, and a bool result', () => {
+    const errs = validate(cfg(hook({ matchConditions: [
+      { name: 'a', expression: 'object.metadata.name +' }, { name: 'b', expression: 'params.x' }, { name: 'c', expression: "'str'" },
+      { name: 'd', expression: " request.userInfo.username == 'x' && authorizer.group('').resource('pods').check('get').allowed() " },
+    ] })));
+    assert.equal(errs.length, 3, errs.join('\n'));
+    assert.match(errs[0]!, /^webhooks\[0\]\.matchConditions\[0\]\.expression: Invalid value: "object\.metadata\.name \+": compilation failed: ERROR: <input>:1:23: Syntax error/);
+    assert.match(errs[1]!, /^webhooks\[0\]\.matchConditions\[1\]\.expression: Invalid value: "params\.x": compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' \(in container ''\)/);
+    assert.equal(errs[2], `webhooks[0].matchConditions[2].expression: Invalid value: "'str'": must evaluate to bool but got string`);
   });
 });
 
