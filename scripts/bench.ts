@@ -12,6 +12,7 @@ import { benchCli } from './bench-cli.js';
 import { benchNetwork } from './bench-network.js';
 import { benchNode } from './bench-node.js';
 import { benchCustomResources } from './bench-custom-resources.js';
+import { benchAdmission } from './bench-admission.js';
 
 type Make = (name: string) => Record<string, unknown>;
 const configMap: Make = (name) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { key: 'value' } });
@@ -149,7 +150,12 @@ async function main(): Promise<void> {
     lines.push(`| ${k} | ${v} |`);
     console.log(`${k}: ${v}`);
   };
-  // K1S_BENCH_ONLY=scheduler|node|cli|network|crd runs just those figures (api: see below)
+  // K1S_BENCH_ONLY=scheduler|node|cli|network|crd|admission runs just those figures (api: see below)
+  if (process.env.K1S_BENCH_ONLY === 'admission') {
+    await benchAdmission(row);
+    console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
+    return;
+  }
   if (process.env.K1S_BENCH_ONLY === 'crd') {
     await benchCustomResources(row);
     console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
@@ -297,6 +303,7 @@ async function main(): Promise<void> {
   // K1S_BENCH_ONLY=api stops after the start-up and API-server figures
   if (process.env.K1S_BENCH_ONLY !== 'api') {
     await benchCustomResources(row);
+    await benchAdmission(row);
     await benchControllers(row);
     await benchScheduler(row);
     await benchNode(row);
