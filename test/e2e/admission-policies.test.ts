@@ -156,4 +156,33 @@ describe('ValidatingAdmissionPolicy', () => {
     assert.equal((await create(widget('ok', 3))).code, 0);
     assert.match((await create(widget('huge', 12))).stderr, /The widgets "huge" is invalid: : ValidatingAdmissionPolicy 'widgets' with binding 'widgets' denied request: widget huge is too big/);
   });
+
+  it('type checks a policy against the kinds it matches and reports it in status.typeChecking', async () => {
+    await apply({
+      apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', metadata: { name: 'typed' },
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: { resourceRules: [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['deployments'] }] },
+        variables: [{ name: 'r', expression: 'object.spec.replicas' }],
+        validations: [
+          { expression: 'object.spec.replicass > 1' },
+          { expression: "object.spec.template.spec.containers.all(c, c.image != '')", messageExpression: "'r=' + string(variables.r)" },
+          { expression: "variables.r == 'three'" },
+        ],
+      },
+    });
+    const status = await until(async () => {
+      const o = JSON.parse(await k.ok(['get', 'validatingadmissionpolicy', 'typed', '-o', 'json']));
+      return o.status?.observedGeneration === o.metadata.generation ? o.status : undefined;
+    }, 'type checking', 10_000);
+    assert.deepEqual(status.typeChecking.expressionWarnings.map((w: Obj) => w.fieldRef), ['spec.validations[0].expression', 'spec.validations[2].expression']);
+    assert.equal(status.typeChecking.expressionWarnings[0].warning, "apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'replicass'\n | object.spec.replicass > 1\n | ...........^\n");
+    assert.match(status.typeChecking.expressionWarnings[1].warning, /^apps\/v1, Kind=Deployment: ERROR: <input>:1:13: found no matching overload for '_==_' applied to '\(int, string\)'/);
+    // a fixed policy is checked again: no warnings
+    await apply({ ...JSON.parse(await k.ok(['get', 'validatingadmissionpolicy', 'typed', '-o', 'json'])), spec: { failurePolicy: 'Fail', matchConstraints: { resourceRules: [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['deployments'] }] }, validations: [{ expression: 'object.spec.replicas > 1' }] } });
+    await until(async () => {
+      const o = JSON.parse(await k.ok(['get', 'validatingadmissionpolicy', 'typed', '-o', 'json']));
+      return o.status?.observedGeneration === o.metadata.generation && JSON.stringify(o.status.typeChecking) === '{}';
+    }, 'type checking of the fixed policy', 10_000);
+  });
 });

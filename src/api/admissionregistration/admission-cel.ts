@@ -76,6 +76,23 @@ export function admissionEnvWith(opts: AdmissionCelOptions = {}): { env: CelEnv;
   return out;
 }
 
+/**
+ * An environment for type checking (not cached): `object`/`oldObject` and `params` typed by the kinds' schemas
+ * instead of dyn, and `variables.<name>` by the types the variables compiled to.
+ */
+export function typedAdmissionEnv(opts: AdmissionCelOptions, types: { object?: DeclType; params?: DeclType; variables?: Array<[string, DeclType]> }): CelEnv {
+  const vars: Record<string, DeclType> = {
+    object: types.object ?? T.dyn(), oldObject: types.object ?? T.dyn(), request: REQUEST_TYPE, namespaceObject: NAMESPACE_TYPE,
+  };
+  if (opts.params) vars.params = types.params ?? T.dyn();
+  if (opts.authorizer !== false) vars.authorizer = AUTHORIZER;
+  if (types.variables?.length) vars.variables = obj(`kubernetes.variables.typed${++typedCount}`, types.variables);
+  let base = CelEnv.base({ semver: true });
+  if (opts.authorizer !== false) base = base.withLibrary(registerAuthz);
+  return base.withVariables(vars);
+}
+let typedCount = 0;
+
 export function admissionEnv(opts: AdmissionCelOptions = {}): CelEnv {
   return admissionEnvWith(opts).env;
 }

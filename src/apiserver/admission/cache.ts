@@ -17,6 +17,8 @@ export class AdmissionCache {
   private started?: Promise<void>;
   private watch?: Watch;
   private changes = 0;
+  /** called after the cached objects changed (from the watch) */
+  onChange?: () => void;
 
   constructor(private readonly resource: () => ResourceStore) {}
 
@@ -61,8 +63,12 @@ export class AdmissionCache {
     const page = await rs.deps.store.list(prefix);
     // The watch resumes right after the list's revision, so no change falls between the two.
     for (const kv of page.kvs) this.record({ type: 'ADDED', kv }, rs, prefix);
-    this.watch = rs.deps.store.watch(prefix, { afterRevision: page.revision }, (ev) => this.record(ev, rs, prefix));
+    this.watch = rs.deps.store.watch(prefix, { afterRevision: page.revision }, (ev) => {
+      this.record(ev, rs, prefix);
+      this.onChange?.();
+    });
     this.changes++;
+    this.onChange?.();
   }
 
   private record(ev: WatchEvent, rs: ResourceStore, prefix: string): void {

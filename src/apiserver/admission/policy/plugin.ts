@@ -14,6 +14,7 @@ import type { ResourceStore } from '../../registry/store.js';
 import { requestAttributes } from '../webhook/dispatcher.js';
 import { activation, isExempt } from '../webhook/matching.js';
 import { PolicyPrograms } from './compiled.js';
+import { PolicyTypeChecks } from './type-check-status.js';
 import { convertAttributes, equivalentStores } from '../webhook/equivalent.js';
 import { evaluatePolicy, type Decision } from './evaluate.js';
 import { matchResources, mayMatch } from './match-resources.js';
@@ -31,6 +32,7 @@ export class ValidatingPolicies {
   private readonly bindings: AdmissionCache;
   private readonly params = new Map<ResourceStore, AdmissionCache>();
   private readonly programs = new PolicyPrograms();
+  private readonly typeChecks: PolicyTypeChecks;
   private byPolicyVersion = -1;
   private bindingsByPolicy = new Map<string, ValidatingAdmissionPolicyBinding[]>();
   /** what `authorizer` asks (the server's authorizer; everything allowed until one is set) */
@@ -39,13 +41,16 @@ export class ValidatingPolicies {
   constructor(private readonly registry: Registry) {
     this.policies = new AdmissionCache(() => registry.mustLookup(GROUP, 'v1', 'validatingadmissionpolicies'));
     this.bindings = new AdmissionCache(() => registry.mustLookup(GROUP, 'v1', 'validatingadmissionpolicybindings'));
+    this.typeChecks = new PolicyTypeChecks(registry, () => [...(this.policies.inNamespace('')?.values() ?? [])] as ValidatingAdmissionPolicy[]);
   }
 
   async start(): Promise<void> {
+    this.policies.onChange = () => this.typeChecks.schedule();
     await Promise.all([this.policies.start(), this.bindings.start()]);
   }
 
   stop(): void {
+    this.typeChecks.stop();
     this.policies.stop();
     this.bindings.stop();
     for (const c of this.params.values()) c.stop();
