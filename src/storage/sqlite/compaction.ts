@@ -3,6 +3,8 @@
 // Row r is superseded at R exactly when its successor (the row whose prev_rev is r) is at or below R.
 import type Database from 'better-sqlite3';
 
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
 export class SqliteCompaction {
   private readonly deleteSuperseded: Database.Statement;
   private readonly deleteTombstones: Database.Statement;
@@ -37,7 +39,16 @@ export class SqliteCompaction {
     this.checkpoint();
   }
 
+  /**
+   * Checkpoints and truncates the WAL. A checkpoint the checkpointer thread is running meanwhile makes SQLite answer
+   * busy at once (no busy handler for that lock), so a busy answer is retried for up to 100 ms: else the WAL stays as large as
+   * the history it held.
+   */
   checkpoint(): void {
-    this.db.pragma('wal_checkpoint(TRUNCATE)');
+    for (let i = 0; i < 20; i++) {
+      const [r] = this.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+      if (!r?.busy) return;
+      Atomics.wait(pause, 0, 0, 5);
+    }
   }
 }
