@@ -8,6 +8,7 @@ import { certificatesDefinitions, certificatesResources } from './certificates/i
 import { coreMoreDefinitions, coreMoreResources } from './core/more-kinds.js';
 import { rbacDefinitions, rbacResources } from './rbac/index.js';
 import { admissionregistrationDefinitions, admissionregistrationResources } from './admissionregistration/index.js';
+import { apiregistrationDefinitions, apiregistrationResources } from './apiregistration/index.js';
 import { apiextensionsDefinitions, apiextensionsResources, customResourceDefinitionResourceWith, type NamesInUse } from './apiextensions/index.js';
 import { authzDefinitions, authzResources, tokenReviewResource, type TokenVerifier } from './auth/index.js';
 import { discoveryDefinitions, discoveryResources } from './discovery/index.js';
@@ -30,9 +31,9 @@ export function builtinResources(opts: { verifyToken?: TokenVerifier; crdNamesIn
   const authz = opts.verifyToken
     ? [...authzResources.filter((r) => r.kind !== 'TokenReview'), tokenReviewResource(opts.verifyToken)]
     : authzResources;
-  return [...coreResources, podResource, ...coreMoreResources, ...coreWorkloadResources, eventsV1Resource, leaseResource, ...appsResources, ...batchResources, ...autoscalingResources, ...policyResources, ...schedulingResources, ...nodeResources, ...networkingResources, ...discoveryResources, ...storageResources, ...certificatesResources, ...rbacResources, ...admissionregistrationResources, ...apiextensions, ...authz];
+  return [...coreResources, podResource, ...coreMoreResources, ...coreWorkloadResources, eventsV1Resource, leaseResource, ...appsResources, ...batchResources, ...autoscalingResources, ...policyResources, ...schedulingResources, ...nodeResources, ...networkingResources, ...discoveryResources, ...storageResources, ...certificatesResources, ...rbacResources, ...admissionregistrationResources, ...apiextensions, ...apiregistrationResources, ...authz];
 }
 
 export function baseDefinitions(): Definitions[] {
-  return [metaDefinitions, coreDefinitions, coreMoreDefinitions, coordinationDefinitions, eventsV1Definitions, tokenRequestDefinitions, coreWorkloadDefinitions, appsDefinitions, batchDefinitions, autoscalingDefinitions, policyDefinitions, schedulingDefinitions, nodeDefinitions, networkingDefinitions, discoveryDefinitions, storageDefinitions, certificatesDefinitions, rbacDefinitions, admissionregistrationDefinitions, apiextensionsDefinitions, authzDefinitions];
+  return [metaDefinitions, coreDefinitions, coreMoreDefinitions, coordinationDefinitions, eventsV1Definitions, tokenRequestDefinitions, coreWorkloadDefinitions, appsDefinitions, batchDefinitions, autoscalingDefinitions, policyDefinitions, schedulingDefinitions, nodeDefinitions, networkingDefinitions, discoveryDefinitions, storageDefinitions, certificatesDefinitions, rbacDefinitions, admissionregistrationDefinitions, apiextensionsDefinitions, apiregistrationDefinitions, authzDefinitions];
 }

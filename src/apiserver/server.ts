@@ -21,6 +21,8 @@ import { forbiddenStatus } from '../api/rbac/rules.js';
 import type { Authorizer } from './auth/rbac-authorizer.js';
 import { requestAttributes } from './auth/request-attributes.js';
 import { jsonOf } from './registry/stored-json.js';
+import type { Aggregator } from './aggregator/aggregator.js';
+import { writeRawResponse } from './streams/upgrade-proxy.js';
 
 // require() rather than import: the ESM loader scans a CommonJS package for named exports first (~15 ms here).
 const Fastify = createRequire(import.meta.url)('fastify') as typeof FastifyFactory;
@@ -39,6 +41,8 @@ export interface ApiServerOptions {
   kubeletClient?: KubeletClientTls;
   /** authorization of authenticated requests (RBAC); none: every authenticated request is allowed */
   authorizer?: Authorizer;
+  /** the aggregation layer: requests for remote APIServices' group versions are proxied, discovery merged */
+  aggregator?: Aggregator;
 }
 
 const publicPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/version/']);
@@ -128,13 +132,18 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
         req.k1sUser = user;
         if (opts.authorizer) {
           req.k1sInfo = parseRequest(req.method, req.url);
-          const attrs = requestAttributes(req.method, req.k1sInfo.info);
-          const decision = opts.authorizer.authorize(user, attrs);
-          if (!decision.allowed) {
-            const { message, details } = forbiddenStatus(user.name, attrs, decision.reason);
-            void sendStatus(reply, new StatusError(403, 'Forbidden', message, details));
+          const denied = authorize(opts.authorizer, user, req.method, req.k1sInfo);
+          if (denied) {
+            void sendStatus(reply, denied);
             return;
           }
+        }
+        // the aggregator sits in front of every other handler: a remote group version's requests are proxied as they come
+        const remote = opts.aggregator?.proxy?.match(req.url);
+        if (remote) {
+          reply.hijack();
+          void opts.aggregator!.proxy!.serve(req.raw, reply.raw, remote, user);
+          return;
         }
       } else if (!isPublic(req.url.split('?')[0])) {
         void sendStatus(reply, errors.unauthorized());
@@ -149,8 +158,20 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
 
   app.get('/version', async (_req, reply) => json(reply, opts.version));
   opts.health.register(app);
-  registerDiscoveryRoutes(app, opts.registry);
-  registerPodStreams(app, { registry: opts.registry, kubeletClient: opts.kubeletClient, authenticateToken: opts.authenticateToken });
+  registerDiscoveryRoutes(app, opts.registry, opts.aggregator);
+  registerPodStreams(app, {
+    registry: opts.registry,
+    kubeletClient: opts.kubeletClient,
+    authenticateToken: opts.authenticateToken,
+    otherUpgrade: async (req, socket, head, user) => {
+      const remote = opts.aggregator?.proxy?.match(req.url ?? '');
+      if (!remote) return false;
+      const denied = opts.authorizer && authorize(opts.authorizer, user, req.method ?? 'GET', parseRequest(req.method ?? 'GET', req.url ?? '/'));
+      if (denied) writeRawResponse(socket, denied.code, JSON.stringify(denied.toStatus()), 'application/json');
+      else await opts.aggregator!.proxy!.serveUpgrade(req, socket, head, remote, user);
+      return true;
+    },
+  });
 
   const resource = async (req: FastifyRequest, reply: FastifyReply) => {
     const { info, query } = req.k1sInfo ?? parseRequest(req.method, req.url);
@@ -185,6 +206,15 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
     app.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], url: prefix, handler: resource });
   }
   return app;
+}
+
+/** The 403 for a request the authorizer denies, or undefined. */
+function authorize(authorizer: Authorizer, user: UserInfo, method: string, parsed: ParsedRequest): StatusError | undefined {
+  const attrs = requestAttributes(method, parsed.info);
+  const decision = authorizer.authorize(user, attrs);
+  if (decision.allowed) return undefined;
+  const { message, details } = forbiddenStatus(user.name, attrs, decision.reason);
+  return new StatusError(403, 'Forbidden', message, details);
 }
 
 function isBinary(contentType: string | undefined): boolean {

@@ -31,6 +31,7 @@ import type { Store } from '../storage/types.js';
 import type { UserInfo } from '../apiserver/context.js';
 import { bootstrapNamespaces, ensureObjects, ensureReadOnly } from './bootstrap.js';
 import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from '../api/rbac/bootstrap.js';
+import { Aggregator } from '../apiserver/aggregator/aggregator.js';
 
 export interface ClusterApiOptions {
   /** the Service cluster-IP range (default 10.43.0.0/16) */
@@ -51,6 +52,8 @@ export interface ClusterApi {
   webhooks: WebhookDispatcher;
   /** evaluates ValidatingAdmissionPolicies (start before serving requests) */
   policies: ValidatingPolicies;
+  /** the aggregation layer: APIServices, their availability and the proxy (start once CRDs are served) */
+  aggregator: Aggregator;
   client: LocalClient;
   /** bearer-token authentication for the HTTPS server */
   authenticateToken(token: string, audiences?: string[]): Promise<UserInfo | undefined>;
@@ -107,11 +110,13 @@ export function buildClusterApi(store: Store, opts: ClusterApiOptions = {}): Clu
   // metrics.k8s.io as metrics-server serves it, from simulated usage (kubectl top, the HPA)
   const metrics = opts.metrics === false ? undefined : metricsResources({ store, realUsage: opts.realUsage });
   for (const d of metrics?.definitions ?? []) registry.add(d);
+  const aggregator = new Aggregator(registry, { log: (m) => process.stderr.write(`${m}\n`) });
   return {
     registry,
     customResources,
     webhooks,
     policies,
+    aggregator,
     client: new LocalClient(registry),
     authenticateToken: (t, a) => authenticateToken(t, a),
     stop: () => {
@@ -119,6 +124,7 @@ export function buildClusterApi(store: Store, opts: ClusterApiOptions = {}): Clu
       customResources.stop();
       webhooks.stop();
       policies.stop();
+      aggregator.stop();
     },
   };
 }

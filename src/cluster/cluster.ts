@@ -26,6 +26,8 @@ import { bigIntToIp, parseCIDR } from '../api/core/service/net.js';
 import { servePodFacingApi } from '../controllers/kubernetes-endpoints.js';
 import { alwaysAllow, RbacAuthorizer } from '../apiserver/auth/rbac-authorizer.js';
 import type { Containerd } from '../runtime/containerd.js';
+import { ensureFrontProxyPki } from '../pki/front-proxy.js';
+import { extensionAuthenticationConfigMap } from '../apiserver/aggregator/authentication-configmap.js';
 
 export interface ClusterOptions {
   dataDir: string;
@@ -101,6 +103,8 @@ export class Cluster {
     const names = defaultServingNames({ serviceIPs: [serviceIPAt(opts.serviceCIDR ?? DEFAULT_SERVICE_CIDR, 1)] });
     if (!['127.0.0.1', '0.0.0.0', '::', '::1'].includes(opts.bindAddress)) names.ips.push(opts.bindAddress);
     const pki = await ensurePki(join(opts.dataDir, 'tls'), names);
+    // the aggregator's own CA and client certificate, which extension API servers trust through the request headers
+    const frontProxy = await ensureFrontProxyPki(pki.dir);
     phase(pki.written.length ? `certificates created in ${pki.dir}` : `certificates loaded from ${pki.dir}`);
 
     mkdirSync(join(opts.dataDir, 'db'), { recursive: true, mode: 0o700 });
@@ -121,6 +125,7 @@ export class Cluster {
     const realUsage = kubeletClient ? new RealUsageStore() : undefined;
     const api = buildClusterApi(store, { serviceCIDR: opts.serviceCIDR, tokens, realUsage });
     const { registry, client } = api;
+    api.aggregator.useClientCert({ certPem: frontProxy.client.certPem, keyPem: frontProxy.client.keyPem });
     const rbac = opts.authorizationMode === 'AlwaysAllow' ? undefined : new RbacAuthorizer((plural) => registry.mustLookup('rbac.authorization.k8s.io', 'v1', plural));
     const authorizer = rbac ?? alwaysAllow;
     registry.authorizer = authorizer;
@@ -149,9 +154,14 @@ export class Cluster {
       authorizer,
       version: versionInfo(),
       watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs },
+      aggregator: api.aggregator,
     });
     await bootstrapClusterObjects(api, opts.serviceCIDR);
+    const authConfig = extensionAuthenticationConfigMap({ clientCaPem: pki.ca.certPem, requestHeaderCaPem: frontProxy.ca.certPem });
+    await api.client.resource('v1', 'configmaps').patch('kube-system', authConfig.metadata.name!, 'apply', authConfig, { fieldManager: 'kube-apiserver', force: true });
     await Promise.all([api.customResources.start(), api.webhooks.start(), api.policies.start()]);
+    // after the CRDs: the first autoregistration must not drop the APIServices of CRDs that are still there
+    await api.aggregator.start();
     phase('custom resources served');
     await rbac?.start();
     bootstrapped = true;

@@ -84,7 +84,7 @@ function normalizeNames(opts: ServingNames): ServingNames {
 }
 
 /** Runs a check on certificate material, treating unparsable PEM as "check failed". */
-function holds(check: () => boolean): boolean {
+export function holds(check: () => boolean): boolean {
   try {
     return check();
   } catch {
@@ -92,7 +92,7 @@ function holds(check: () => boolean): boolean {
   }
 }
 
-interface Pair {
+export interface Pair {
   certPath: string;
   keyPath: string;
   certPem: string | null;
@@ -100,7 +100,7 @@ interface Pair {
 }
 
 /** The pair on disk when it is usable and signed by `ca`, else null (so it gets re-issued). */
-function reusable(pair: Pair, ca: CertKeyPem, extraCheck: (certPem: string) => boolean): CertKeyPem | null {
+export function reusable(pair: Pair, ca: CertKeyPem, extraCheck: (certPem: string) => boolean): CertKeyPem | null {
   const { certPem, keyPem } = pair;
   if (certPem === null || keyPem === null) return null;
   const ok = holds(
@@ -113,7 +113,7 @@ function reusable(pair: Pair, ca: CertKeyPem, extraCheck: (certPem: string) => b
   return ok ? { certPem, keyPem } : null;
 }
 
-async function writePair(pair: Pair, pem: CertKeyPem, written: string[]): Promise<CertFiles> {
+export async function writePair(pair: Pair, pem: CertKeyPem, written: string[]): Promise<CertFiles> {
   // Key first: if we crash in between, the old cert no longer matches and both are re-issued.
   await writeFileAtomic(pair.keyPath, pem.keyPem, KEY_MODE);
   await writeFileAtomic(pair.certPath, pem.certPem, CERT_MODE);
@@ -121,7 +121,7 @@ async function writePair(pair: Pair, pem: CertKeyPem, written: string[]): Promis
   return { certPath: pair.certPath, keyPath: pair.keyPath, ...pem };
 }
 
-async function loadPair(dir: string, base: string): Promise<Pair> {
+export async function loadPair(dir: string, base: string): Promise<Pair> {
   const certPath = join(dir, `${base}.crt`);
   const keyPath = join(dir, `${base}.key`);
   const [certPem, keyPem] = await Promise.all([readIfExists(certPath), readIfExists(keyPath)]);

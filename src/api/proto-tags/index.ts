@@ -12,6 +12,7 @@ import { workloadsProtoTags } from './apps-batch.js';
 import { nodeExtraProtoTags } from './node.js';
 import { networkingExtraProtoTags } from './discovery-storage-certificates.js';
 import { authExtraProtoTags } from './admission-apiextensions.js';
+import { apiregistrationProtoTags } from './apiregistration.js';
 
 export { missingProtoTags, type ProtoField, type ProtoTags } from '../../machinery/protobuf/decode.js';
 
@@ -27,4 +28,5 @@ export const protoTags: ProtoTags = {
   ...nodeExtraProtoTags,
   ...networkingExtraProtoTags,
   ...authExtraProtoTags,
+  ...apiregistrationProtoTags,
 };

@@ -11,6 +11,7 @@ import {
   discoveryVariant,
 } from './documents.js';
 import type { Registry } from '../registry/registry.js';
+import { mergeAggregated, mergeGroupList, type RemoteDiscoverySource } from './remote-groups.js';
 
 function send(reply: FastifyReply, body: unknown, contentType = 'application/json'): FastifyReply {
   return reply.code(200).header('content-type', contentType).send(Buffer.from(JSON.stringify(body)));
@@ -18,14 +19,15 @@ function send(reply: FastifyReply, body: unknown, contentType = 'application/jso
 
 const notFound = () => new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
 
-/** Caches documents per registry generation: they only change when resources are added. */
-function memo<T>(registry: Registry): (key: string, make: () => T) => T {
-  let gen = -1;
+/** Caches documents per generation: they only change when resources (or remote groups) are added or changed. */
+function memo<T>(generation: () => string): (key: string, make: () => T) => T {
+  let gen = '';
   const cache = new Map<string, T>();
   return (key, make) => {
-    if (gen !== registry.generation) {
+    const now = generation();
+    if (gen !== now) {
       cache.clear();
-      gen = registry.generation;
+      gen = now;
     }
     let v = cache.get(key);
     if (v === undefined) {
@@ -36,14 +38,19 @@ function memo<T>(registry: Registry): (key: string, make: () => T) => T {
   };
 }
 
-export function registerDiscoveryRoutes(app: FastifyInstance, registry: Registry): void {
+/** `aggregator`: where the remote APIServices' groups come from (none until it runs). */
+export function registerDiscoveryRoutes(app: FastifyInstance, registry: Registry, aggregator?: { discovery?: RemoteDiscoverySource }): void {
   const defs = () => registry.definitions;
-  const cached = memo<unknown>(registry);
+  const remote = () => aggregator?.discovery;
+  const cached = memo<unknown>(() => `${registry.generation}/${remote()?.generation() ?? 0}`);
+  const remoteGroups = () => remote()?.groups() ?? [];
+  const groupList = () => cached('apis', () => mergeGroupList(apiGroupList(defs()), remoteGroups())) as ReturnType<typeof apiGroupList>;
   // Aggregated discovery carries an ETag that changes with the document (a CRD added or changed), and a client
   // holding the current one gets 304, as kube-apiserver answers it
   const aggregated = (req: FastifyRequest, reply: FastifyReply, which: 'api' | 'apis', v: NonNullable<ReturnType<typeof discoveryVariant>>) => {
     const doc = cached(`agg/${which}/${v.version}`, () => {
-      const body = JSON.stringify(aggregatedDiscovery(defs(), which, v.version));
+      const local = aggregatedDiscovery(defs(), which, v.version);
+      const body = JSON.stringify(which === 'apis' ? mergeAggregated(local, remoteGroups()) : local);
       return { body, etag: discoveryETag(body) };
     }) as { body: string; etag: string };
     reply.header('etag', doc.etag).header('vary', 'Accept');
@@ -58,12 +65,12 @@ export function registerDiscoveryRoutes(app: FastifyInstance, registry: Registry
   app.get('/apis', async (req, reply) => {
     const v = discoveryVariant(req.headers.accept);
     if (v) return aggregated(req, reply, 'apis', v);
-    return send(reply, apiGroupList(defs()));
+    return send(reply, groupList());
   });
   app.get('/api/v1', async (_req, reply) => send(reply, apiResourceList(defs(), '', 'v1')));
   app.get('/apis/:group', async (req, reply) => {
     const { group } = req.params as { group: string };
-    const g = apiGroupList(defs()).groups.find((x: { name: string }) => x.name === group);
+    const g = groupList().groups.find((x: { name: string }) => x.name === group);
     if (!g) throw notFound();
     return send(reply, { kind: 'APIGroup', apiVersion: 'v1', ...g });
   });

@@ -22,6 +22,7 @@ export class Registry {
   private readonly owned = new Map<string, string[]>();
   /** bumped whenever the set of resources changes, so generated documents can be cached */
   generation = 0;
+  private readonly listeners = new Set<() => void>();
 
   constructor(
     readonly store: Store,
@@ -70,7 +71,14 @@ export class Registry {
     }
     if (keys.length) this.owned.set(owner, keys);
     this.generation++;
+    for (const l of this.listeners) l();
     return refused;
+  }
+
+  /** Calls `listener` after each change of the resources served at run time (CRDs); returns the unsubscribe. */
+  onResourcesChanged(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   private remove(key: string): void {

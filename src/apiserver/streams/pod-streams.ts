@@ -21,6 +21,8 @@ export interface PodStreamsOptions {
   kubeletClient?: KubeletClientTls;
   /** bearer-token authentication (client certificates are checked here directly) */
   authenticateToken?: (token: string) => Promise<UserInfo | undefined>;
+  /** upgrades for other paths (an aggregated API's): true when it took the connection */
+  otherUpgrade?: (req: IncomingMessage, socket: Socket, head: Buffer, user: UserInfo) => Promise<boolean>;
 }
 
 type Verb = 'exec' | 'attach' | 'portforward';
@@ -214,6 +216,7 @@ export class PodStreams {
       if (!user) return fail(errors.unauthorized());
       const url = new URL(req.url ?? '/', 'https://apiserver');
       const m = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/(exec|attach|portforward)\/?$/.exec(url.pathname);
+      if (!m && (await this.opts.otherUpgrade?.(req, socket, head, user))) return;
       if (!m || !['GET', 'POST'].includes(req.method ?? '')) {
         return fail(new StatusError(404, 'NotFound', 'the server could not find the requested resource', {}));
       }

@@ -58,8 +58,8 @@ export interface ProxyUpgradeOptions {
   path: string;
   /** Host header for the backend */
   host: string;
-  /** extra headers for the backend (e.g. X-Remote-User) */
-  headers?: Record<string, string>;
+  /** extra headers for the backend (e.g. X-Remote-User); a list is sent as one header line per value */
+  headers?: Record<string, string | string[]>;
 }
 
 /** Sends the request head to the backend and pipes both ways until either side closes. */
@@ -69,7 +69,7 @@ export function proxyUpgrade(o: ProxyUpgradeOptions): void {
   for (let i = 0; i + 1 < raw.length; i += 2) {
     if (!dropped.has(raw[i].toLowerCase())) lines.push(`${raw[i]}: ${raw[i + 1]}`);
   }
-  for (const [k, v] of Object.entries(o.headers ?? {})) lines.push(`${k}: ${v}`);
+  for (const [k, v] of Object.entries(o.headers ?? {})) for (const x of Array.isArray(v) ? v : [v]) lines.push(`${k}: ${x}`);
   o.backend.write(lines.join('\r\n') + '\r\n\r\n', 'latin1');
   if (o.head.length) o.backend.write(o.head);
   pipeBoth(o.client, o.backend);
