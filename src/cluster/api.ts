@@ -9,6 +9,7 @@ import { ValidatingPolicies, validatingPolicyAdmission } from '../apiserver/admi
 import type { CustomResourceDefinition } from '../api/apiextensions/index.js';
 import { LocalClient } from '../client/local.js';
 import { csrRequester } from '../apiserver/admission/csr-requester.js';
+import { rbacEscalation } from '../apiserver/admission/rbac-escalation.js';
 import { serviceAllocation } from '../apiserver/admission/service-ip.js';
 import { componentStatuses, kubernetesService } from '../api/core/more-kinds.js';
 import { builtinPriorityClasses } from '../api/scheduling/index.js';
@@ -98,6 +99,11 @@ export function buildClusterApi(store: Store, opts: ClusterApiOptions = {}): Clu
   const webhookPlugins = webhookAdmission(webhooks);
   const policies = new ValidatingPolicies(registry);
   registry.admission.add(webhookPlugins.mutating);
+  // kube checks escalation in the RBAC storage: after the mutating webhooks, before validating admission
+  registry.admission.add(rbacEscalation({
+    authorizer: () => registry.authorizer,
+    lookup: (plural) => registry.mustLookup('rbac.authorization.k8s.io', 'v1', plural),
+  }));
   registry.admission.add(validatingPolicyAdmission(policies));
   registry.admission.add(webhookPlugins.validating);
   // CONNECT (exec, attach, portforward) goes to the webhooks and policies only: the other plugins act on writes

@@ -1,8 +1,8 @@
 // rbac.authorization.k8s.io/v1 Role, ClusterRole, RoleBinding, ClusterRoleBinding: pkg/registry/rbac/*/strategy.go
 // (no status, no generation, create on update allowed), defaults from pkg/apis/rbac/v1/defaults.go, printers
 // in pkg/printers/internalversion/printers.go (roles have none: the default NAME / CREATED AT table).
-// Not enforced here: authorization itself, the escalation check on role and binding writes, and the
-// aggregation controller that fills an aggregated ClusterRole's rules.
+// Enforced elsewhere: authorization (apiserver/auth), the escalation check on role and binding writes
+// (apiserver/admission/rbac-escalation.ts), and the aggregation controller that fills aggregated ClusterRoles.
 import type { Definitions } from '../../machinery/schema.js';
 import { ageColumn, nameColumn } from '../format.js';
 import { RBAC, rbacDefinitions as schemaDefinitions } from './schema.js';

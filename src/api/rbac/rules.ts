@@ -22,6 +22,8 @@ export interface Subject {
 export interface AccessDecider {
   authorize(user: RequestUser, attrs: RequestAttributes): { allowed: boolean; reason: string };
   rulesFor(user: RequestUser, namespace: string): PolicyRule[];
+  /** rulesFor with why some bindings gave none (a missing role), as the escalation check reports them */
+  resolveRules?(user: RequestUser, namespace: string): { rules: PolicyRule[]; errors: string[] };
 }
 
 /** What a request asks for, as kube's authorizer.Attributes. */

@@ -6,6 +6,7 @@
 import type { KObject, RequestUser } from '../../api/types.js';
 import { MASTERS_GROUP } from '../../api/auth/index.js';
 import { ALL_RULES, describeSubject, rulesAllow, subjectMatches, type PolicyRule, type RequestAttributes, type Subject } from '../../api/rbac/rules.js';
+import { goQuote } from '../../machinery/errors.js';
 import { AdmissionCache } from '../admission/cache.js';
 import type { ResourceStore } from '../registry/store.js';
 
@@ -19,6 +20,7 @@ export interface Authorizer {
   authorize(user: RequestUser, attrs: RequestAttributes): Decision;
   /** the rules that apply to the user in a namespace (SelfSubjectRulesReview) */
   rulesFor(user: RequestUser, namespace: string): PolicyRule[];
+  resolveRules?(user: RequestUser, namespace: string): { rules: PolicyRule[]; errors: string[] };
 }
 
 interface Binding extends KObject {
@@ -90,10 +92,19 @@ export class RbacAuthorizer implements Authorizer {
   }
 
   rulesFor(user: RequestUser, namespace: string): PolicyRule[] {
-    if ((user.groups ?? []).includes(MASTERS_GROUP)) return alwaysAllow.rulesFor(user, namespace);
+    return this.resolveRules(user, namespace).rules;
+  }
+
+  resolveRules(user: RequestUser, namespace: string): { rules: PolicyRule[]; errors: string[] } {
+    if ((user.groups ?? []).includes(MASTERS_GROUP)) return { rules: [...ALL_RULES], errors: [] };
     const rules: PolicyRule[] = [];
-    for (const { binding, namespace: ns } of this.bindingsOf(user, namespace)) rules.push(...this.roleRules(binding, ns));
-    return rules;
+    const errors: string[] = [];
+    for (const { binding, namespace: ns } of this.bindingsOf(user, namespace)) {
+      const role = this.roleOf(binding, ns);
+      if (role) rules.push(...((role.rules ?? []) as PolicyRule[]));
+      else errors.push(missingRole(binding));
+    }
+    return { rules, errors };
   }
 
   /** ClusterRoleBindings first, then the namespace's RoleBindings, each with the subject that matched */
@@ -109,9 +120,20 @@ export class RbacAuthorizer implements Authorizer {
   }
 
   private roleRules(binding: Binding, namespace: string): PolicyRule[] {
+    return (this.roleOf(binding, namespace)?.rules ?? []) as PolicyRule[];
+  }
+
+  private roleOf(binding: Binding, namespace: string): Role | undefined {
     const ref = binding.roleRef ?? {};
     // a RoleBinding may name a Role of its namespace or a ClusterRole; a ClusterRoleBinding only a ClusterRole
     const cache = ref.kind === 'Role' && namespace ? this.roles.inNamespace(namespace) : ref.kind === 'ClusterRole' ? this.clusterRoles.inNamespace('') : undefined;
-    return ((cache?.get(ref.name ?? '') as Role | undefined)?.rules ?? []) as PolicyRule[];
+    return cache?.get(ref.name ?? '') as Role | undefined;
   }
+}
+
+/** the NotFound text of a binding's missing role, as kube's rule resolver reports it */
+function missingRole(binding: Binding): string {
+  const ref = binding.roleRef ?? {};
+  if (ref.kind !== 'Role' && ref.kind !== 'ClusterRole') return `unsupported role reference kind: ${goQuote(ref.kind ?? '')}`;
+  return `${ref.kind === 'Role' ? 'roles' : 'clusterroles'}.rbac.authorization.k8s.io ${goQuote(ref.name ?? '')} not found`;
 }
