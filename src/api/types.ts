@@ -183,6 +183,19 @@ export interface ResourceDefinition<T extends KObject = KObject> {
     /** awaited before each read (get, list), e.g. to start following what fromStored needs */
     prepare?(): Promise<void>;
   };
+  /**
+   * Conversion that needs a call out (a CRD's conversion webhook), for every version of such a kind, the storage
+   * version too (objects written under an earlier storage version stay in it). The store awaits it on each read and
+   * write; definitions without it keep the synchronous codec and its fast paths.
+   */
+  conversion?: AsyncConversion;
+}
+
+export interface AsyncConversion {
+  /** an object as stored (resourceVersion unset, in whatever version it was written) → this version */
+  fromStored(obj: KObject): Promise<KObject>;
+  /** an object of this version (resourceVersion unset) → the storage version */
+  toStored(obj: KObject): Promise<KObject>;
 }
 
 export interface CustomResourceHooks {

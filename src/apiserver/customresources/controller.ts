@@ -9,6 +9,9 @@ import type { Watch } from '../../storage/types.js';
 import { newContext } from '../context.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResourceStore } from '../registry/store.js';
+import { WebhookClients } from '../admission/webhook/client.js';
+import { resolveServiceEndpoint } from '../admission/webhook/service-endpoint.js';
+import { conversionWebhook } from './conversion-webhook.js';
 
 const CRDS = ['apiextensions.k8s.io', 'v1', 'customresourcedefinitions'] as const;
 const system = { name: 'system:apiserver', groups: ['system:masters'] };
@@ -20,6 +23,8 @@ export class CustomResourceController {
   private watch?: Watch;
   private readonly cleaning = new Set<string>();
   private stopped = false;
+  /** the HTTPS clients of the conversion webhooks */
+  private readonly clients = new WebhookClients();
 
   constructor(
     private readonly registry: Registry,
@@ -55,6 +60,7 @@ export class CustomResourceController {
   stop(): void {
     this.stopped = true;
     this.watch?.stop();
+    this.clients.clear();
   }
 
   private apply(crd: CustomResourceDefinition): void {
@@ -65,7 +71,8 @@ export class CustomResourceController {
       return;
     }
     try {
-      const refused = this.registry.replaceOwned(name, customResourceDefinitions(crd));
+      const convert = conversionWebhook(crd, this.clients, (ref) => resolveServiceEndpoint(this.registry, ref));
+      const refused = this.registry.replaceOwned(name, customResourceDefinitions(crd, { convert }));
       for (const d of refused) this.log(`k1s: CustomResourceDefinition ${name}: ${d.plural}.${d.group}/${d.version} is served already; not served again`);
     } catch (e) {
       this.log(`k1s: CustomResourceDefinition ${name} not served: ${(e as Error).message}`);

@@ -25,7 +25,7 @@ export async function serveWatch(registry: Registry, req: ApiRequest, res: Serve
   let first = true;
   let open = true;
   // plain JSON of a revision whose stored text is it (no conversion): spliced from that text, not re-serialised
-  const fromStored = output.kind === 'json' && !rs.def.storedAs;
+  const fromStored = output.kind === 'json' && !rs.def.storedAs && !rs.def.conversion;
   const encode = (ev: WatchEventOut): string => {
     if (fromStored && 'kv' in ev && ev.kv) {
       const text = revisionJSON(ev.kv, rs.apiVersion, rs.def.kind);

@@ -6,6 +6,7 @@ import { StoreError, type KeyValue, type WatchEvent } from '../../storage/types.
 import type { ListParams, WatchParams } from '../context.js';
 import type { ResourceStore } from './store.js';
 import { makePredicate, type Predicate } from './selection.js';
+import { convertedEvents, selectEvent } from './watch-events.js';
 
 export interface ListOutput {
   items: KObject[];
@@ -83,6 +84,8 @@ export async function listObjects(rs: ResourceStore, namespace: string, p: ListP
     return listOne(rs, namespace, pred, revision);
   }
   const limit = p.limit && p.limit > 0 ? p.limit : 0;
+  // a conversion webhook converts each object as it is read, as kube's storage decodes list items one by one
+  const converting = !!rs.def.conversion;
   const items: KObject[] = [];
   let more = false;
   let lastKey = '';
@@ -100,7 +103,7 @@ export async function listObjects(rs: ResourceStore, namespace: string, p: ListP
     let stoppedEarly = false;
     for (let i = 0; i < res.kvs.length; i++) {
       const kv = res.kvs[i];
-      const obj = rs.decode(kv);
+      const obj = converting ? await rs.decodeConverted(kv) : rs.decode(kv);
       if (!pred.matches(obj)) continue;
       items.push(obj);
       lastKey = kv.key;
@@ -135,7 +138,7 @@ async function listOne(rs: ResourceStore, namespace: string, pred: Predicate, re
     if (e instanceof StoreError && e.code === 'Compacted') throw errors.expired('The resourceVersion for the provided list is too old.');
     throw e;
   }
-  const obj = kv ? rs.decode(kv) : undefined;
+  const obj = !kv ? undefined : rs.def.conversion ? await rs.decodeConverted(kv) : rs.decode(kv);
   // the list's revision covers what was read (a write to the key meanwhile is in it; a watch from it misses nothing)
   const at = revision || Math.max(before, kv?.modRevision ?? 0);
   return { items: obj && pred.matches(obj) ? [obj] : [], resourceVersion: String(at) };
@@ -171,11 +174,12 @@ export async function watchObjects(
   const prefix = rs.prefix(namespace);
   const rvParam = p.resourceVersion ?? '';
   const initial = p.sendInitialEvents ?? (rvParam === '' || rvParam === '0');
+  const converting = !!rs.def.conversion;
   let lastRev: number;
   if (initial) {
     const l = await store.list(prefix);
     for (const kv of l.kvs) {
-      const obj = rs.decode(kv);
+      const obj = converting ? await rs.decodeConverted(kv) : rs.decode(kv);
       if (pred.matches(obj)) send({ type: 'ADDED', object: obj, kv });
     }
     lastRev = l.revision;
@@ -186,14 +190,18 @@ export async function watchObjects(
     lastRev = parseRV(rvParam);
     if (lastRev > store.currentRevision()) throw tooLarge(lastRev, store.currentRevision());
   }
-  let w;
+  let w: { stop(): void } | undefined;
   try {
-    const trigger = pred.trigger ? { valueOf: rs.triggerValueOf(pred.trigger.field), value: pred.trigger.value } : undefined;
-    w = store.watch(prefix, { afterRevision: lastRev, trigger }, (ev) => {
-      lastRev = ev.kv.modRevision;
-      const out = translate(rs, pred, ev);
-      if (out) send(out);
-    });
+    // a trigger's value is read synchronously, from the object as stored: not under a conversion webhook
+    const trigger = pred.trigger && !converting ? { valueOf: rs.triggerValueOf(pred.trigger.field), value: pred.trigger.value } : undefined;
+    const onEvent = converting
+      ? convertedEvents(rs, pred, send, (rev) => (lastRev = rev), () => w?.stop())
+      : (ev: WatchEvent) => {
+          lastRev = ev.kv.modRevision;
+          const out = translate(rs, pred, ev);
+          if (out) send(out);
+        };
+    w = store.watch(prefix, { afterRevision: lastRev, trigger }, onEvent);
   } catch (e) {
     if (e instanceof StoreError && e.code === 'Compacted') {
       send({
@@ -212,7 +220,7 @@ export async function watchObjects(
   return {
     stop() {
       if (timer) clearInterval(timer);
-      w.stop();
+      w!.stop();
     },
   };
 }
@@ -223,19 +231,11 @@ function bookmark(rs: ResourceStore, rev: number, initialEnd: boolean): KObject 
   return { kind: rs.def.kind, apiVersion: rs.apiVersion, metadata };
 }
 
+/** A change as this watcher sees it (selectors decide between ADDED, MODIFIED and DELETED), if at all. */
 function translate(rs: ResourceStore, pred: Predicate, ev: WatchEvent): WatchEventOut | undefined {
-  const { kv } = ev;
-  const cur = rs.decodeShared(kv);
-  if (pred.empty) return { type: ev.type, object: cur, kv };
-  const prev = ev.prev ? safeDecode(rs, ev.prev) : undefined;
-  const prevMatch = prev ? pred.matches(prev) : false;
-  if (ev.type === 'DELETED') return prevMatch || pred.matches(cur) ? { type: 'DELETED', object: cur, kv } : undefined;
-  const curMatch = pred.matches(cur);
-  if (ev.type === 'ADDED') return curMatch ? { type: 'ADDED', object: cur, kv } : undefined;
-  if (curMatch && prevMatch) return { type: 'MODIFIED', object: cur, kv };
-  if (curMatch) return { type: 'ADDED', object: cur, kv };
-  if (prevMatch) return { type: 'DELETED', object: cur, kv };
-  return undefined;
+  const cur = rs.decodeShared(ev.kv);
+  if (pred.empty) return { type: ev.type, object: cur, kv: ev.kv };
+  return selectEvent(pred, ev.type, cur, ev.prev ? safeDecode(rs, ev.prev) : undefined, ev.kv);
 }
 
 function safeDecode(rs: ResourceStore, kv: KeyValue): KObject | undefined {

@@ -54,8 +54,12 @@ export class ResourceStore {
     const sp = def.storedAs?.plural ?? def.plural;
     this.keyPrefix = `/registry/${sg || 'core'}/${sp}/`;
     this.schema = { ref: def.schemaRef };
-    this.revisions = new DecodedRevisions({ enabled: !def.storedAs, freeze: !!deps.freezeWatchObjects });
+    this.plain = !def.storedAs && !def.conversion;
+    this.revisions = new DecodedRevisions({ enabled: this.plain, freeze: !!deps.freezeWatchObjects });
   }
+
+  /** stored text is this version's object as it is: decoded revisions can be kept and shared */
+  private readonly plain: boolean;
 
   key(namespace: string, name: string): string {
     return this.def.namespaced ? `${this.keyPrefix}${namespace}/${name}` : `${this.keyPrefix}${name}`;
@@ -98,9 +102,9 @@ export class ResourceStore {
   private encodeWrite(key: string, obj: KObject, opts: { shared?: boolean; current?: KObject; remember?: boolean } = {}): string {
     // a shared result is only serialised afterwards: a JSON response is then the stored text plus its revision (an
     // in-process caller's is the object itself: a text kept for it would only outlive young collections)
-    const value = opts.shared && opts.remember && !this.def.storedAs && obj.metadata.resourceVersion === undefined ? encodeRemembered(obj) : this.encode(obj);
+    const value = opts.shared && opts.remember && this.plain && obj.metadata.resourceVersion === undefined ? encodeRemembered(obj) : this.encode(obj);
     // unwatched keys (most events): a copy nobody reads would only cost; the next update parses instead
-    if (!this.def.storedAs && this.deps.store.watched?.(key) !== false) {
+    if (this.plain && this.deps.store.watched?.(key) !== false) {
       if (opts.shared && obj.metadata.resourceVersion === undefined) {
         this.revisions.expect(key, value, obj);
         return value;
@@ -119,7 +123,7 @@ export class ResourceStore {
    */
   async writeKept(kv: StoredRevision, obj: KObject): Promise<boolean> {
     const value = JSON.stringify(obj);
-    if (!this.def.storedAs && this.deps.store.watched?.(kv.key) !== false) this.revisions.expect(kv.key, value, obj);
+    if (this.plain && this.deps.store.watched?.(kv.key) !== false) this.revisions.expect(kv.key, value, obj);
     return (await this.deps.store.update(kv.key, value, kv.modRevision)).ok;
   }
 
@@ -141,6 +145,26 @@ export class ResourceStore {
   private parse(kv: KeyValue): KObject {
     let obj = JSON.parse(kv.value) as KObject;
     if (this.def.storedAs) obj = this.def.storedAs.fromStored(obj);
+    return this.served(obj, kv);
+  }
+
+  /**
+   * decode() for a definition whose conversion is a call out (a conversion webhook): every read of such a kind
+   * takes this path, none of the synchronous ones that serve.
+   */
+  async decodeConverted(kv: KeyValue): Promise<KObject> {
+    return this.served(await this.def.conversion!.fromStored(JSON.parse(kv.value) as KObject), kv);
+  }
+
+  /** The stored text of `obj` for a definition with an async conversion. */
+  private async encodeConverted(obj: KObject): Promise<string> {
+    const o = { ...obj, apiVersion: this.apiVersion, kind: this.def.kind, metadata: { ...obj.metadata } };
+    delete o.metadata.resourceVersion;
+    return JSON.stringify(await this.def.conversion!.toStored(o));
+  }
+
+  /** The object of this version once converted: read defaults, apiVersion and kind, the revision. */
+  private served(obj: KObject, kv: KeyValue): KObject {
     this.def.custom?.defaultOnRead?.(obj);
     obj.apiVersion = this.apiVersion;
     obj.kind = this.def.kind;
@@ -170,18 +194,20 @@ export class ResourceStore {
    */
   async latestShared(key: string): Promise<{ rev: StoredRevision; current: KObject } | undefined> {
     const store = this.deps.store;
-    if (store.revision && !this.def.storedAs) {
+    if (store.revision && this.plain) {
       const r = await store.revision(key);
       if (!r) return undefined;
       const kept = this.revisions.peek(key, r.modRevision);
       if (kept) return { rev: { key, modRevision: r.modRevision }, current: kept };
     }
     const kv = await store.get(key);
-    return kv && { rev: kv, current: this.readOnly(kv) };
+    if (!kv) return undefined;
+    return { rev: kv, current: this.def.conversion ? await this.decodeConverted(kv) : this.readOnly(kv) };
   }
 
   async get(namespace: string, name: string): Promise<KObject> {
-    return this.decode(await this.getKV(namespace, name));
+    const kv = await this.getKV(namespace, name);
+    return this.def.conversion ? this.decodeConverted(kv) : this.decode(kv);
   }
 
   invalid(name: string, errs: FieldError[]): StatusError {
@@ -202,8 +228,12 @@ export class ResourceStore {
     trackManagedFields(this, ctx, { live: undefined, updated: obj, subresource: '' });
     if (ctx.dryRun) return obj;
     const key = this.key(namespace, meta.name!);
-    const res = await this.deps.store.create(key, this.encodeWrite(key, obj, { shared: opts.readOnlyResult, remember: ctx.respondsWithJson }));
+    const conv = this.def.conversion;
+    const value = conv ? await this.encodeConverted(obj) : this.encodeWrite(key, obj, { shared: opts.readOnlyResult, remember: ctx.respondsWithJson });
+    const res = await this.deps.store.create(key, value);
     if (!res.ok) throw errors.alreadyExists(this.gr, meta.name!);
+    // kube answers with what it stored decoded again: under conversion, converted back from the storage version
+    if (conv) return this.decodeConverted(res.kv);
     const rv = String(res.kv.modRevision);
     // a shared object may have been given its resourceVersion (and been frozen) by a watcher's decode already
     if (meta.resourceVersion !== rv) meta.resourceVersion = rv;
@@ -267,9 +297,12 @@ export class ResourceStore {
       } else {
         // a result only serialised is kept itself as the new revision (no copy for watchers); it then has no
         // resourceVersion until committed, as a create's
-        const shared = opts.readOnlyResult && !this.def.storedAs;
+        const shared = opts.readOnlyResult && this.plain;
         if (shared) delete obj.metadata.resourceVersion;
-        const res = await this.deps.store.update(kv!.key, this.encodeWrite(kv!.key, obj, { current, shared, remember: ctx.respondsWithJson }), kv!.modRevision);
+        const conv = this.def.conversion;
+        const value = conv ? await this.encodeConverted(obj) : this.encodeWrite(kv!.key, obj, { current, shared, remember: ctx.respondsWithJson });
+        const res = await this.deps.store.update(kv!.key, value, kv!.modRevision);
+        if (res.ok && conv) return { object: await this.decodeConverted(res.kv), created: false };
         if (res.ok) {
           const rv = String(res.kv.modRevision);
           // a shared object may have been given its resourceVersion (and been frozen) by a watcher's decode already
@@ -316,7 +349,8 @@ export class ResourceStore {
   async delete(ctx: RequestContext, namespace: string, name: string, opts: DeleteOptions): Promise<DeleteResult> {
     for (let attempt = 0; ; attempt++) {
       const kv = await this.getKV(namespace, name);
-      const obj = this.decode(kv);
+      const conv = this.def.conversion;
+      const obj = conv ? await this.decodeConverted(kv) : this.decode(kv);
       const meta = obj.metadata;
       const pre = opts.preconditions;
       if (pre?.uid && pre.uid !== meta.uid) {
@@ -337,7 +371,7 @@ export class ResourceStore {
       if (ctx.dryRun) return { object: next, deleted: !pending };
       if (pending) {
         if (!changed) return { object: obj, deleted: false };
-        const res = await this.deps.store.update(kv.key, this.encode(next), kv.modRevision);
+        const res = await this.deps.store.update(kv.key, conv ? await this.encodeConverted(next) : this.encode(next), kv.modRevision);
         if (res.ok) {
           next.metadata.resourceVersion = String(res.kv.modRevision);
           return { object: next, deleted: false };

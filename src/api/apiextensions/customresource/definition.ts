@@ -15,9 +15,15 @@ import { applyDefaults } from './defaulting.js';
 import { crdSchemaDefinitions } from './openapi-schema.js';
 import { printerColumns } from './printer-columns.js';
 import { pruneRootMetadata } from './metadata.js';
+import { versionSchemas, webhookConversion, type CustomResourceConverter } from './conversion.js';
 
-/** The served versions of an established CRD, the storage version first (the one the GC and namespace controller follow). */
-export function customResourceDefinitions(crd: CustomResourceDefinition): ResourceDefinition[] {
+export type { CustomResourceConverter };
+
+/**
+ * The served versions of an established CRD, the storage version first (the one the GC and namespace controller
+ * follow). `convert` calls the CRD's conversion webhook (strategy Webhook); without it versions differ in apiVersion.
+ */
+export function customResourceDefinitions(crd: CustomResourceDefinition, opts: { convert?: CustomResourceConverter } = {}): ResourceDefinition[] {
   const spec = crd.spec ?? {};
   const names = crd.status?.acceptedNames?.kind ? crd.status.acceptedNames : spec.names ?? {};
   const group = spec.group ?? '';
@@ -25,7 +31,13 @@ export function customResourceDefinitions(crd: CustomResourceDefinition): Resour
   const storage = (spec.versions ?? []).find((v) => v?.storage)?.name ?? versions[0]?.name ?? '';
   versions.sort((a, b) => Number(b.name === storage) - Number(a.name === storage));
   const terminating = !!crd.metadata.deletionTimestamp;
-  return versions.map((v) => versionDefinition(crd, v, { group, storage, terminating, names }));
+  const convert = spec.conversion?.strategy === 'Webhook' ? opts.convert : undefined;
+  const schemas = convert ? versionSchemas(spec.versions ?? []) : undefined;
+  return versions.map((v) => {
+    const def = versionDefinition(crd, v, { group, storage, terminating, names });
+    if (convert) def.conversion = webhookConversion(convert, { group, version: def.version, storage, schemas: schemas! });
+    return def;
+  });
 }
 
 interface VersionContext {
@@ -80,7 +92,7 @@ function versionDefinition(crd: CustomResourceDefinition, v: CRDVersion, c: Vers
     deprecationWarning: v.deprecated ? (v.deprecationWarning ?? `${apiVersion} ${kind} is deprecated`) : undefined,
   };
   if (version !== c.storage) {
-    // conversion None: the stored object differs from a served one in its apiVersion only
+    // conversion None (and the synchronous reads of metadata under Webhook): only the apiVersion differs
     def.storedAs = {
       group: c.group,
       plural: def.plural,
