@@ -196,7 +196,8 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
       return;
     }
     const res = await handleResource(opts.registry, apiReq);
-    for (const w of res.warnings) reply.header('warning', `299 - ${JSON.stringify(w)}`);
+    // one header per warning (a repeated reply.header() would keep only the last), duplicates once, as kube's recorder
+    if (res.warnings.length) reply.header('warning', [...new Set(res.warnings)].map((w) => `299 - ${JSON.stringify(w)}`));
     if (res.output.kind === 'yaml') {
       return reply.code(res.code).header('content-type', 'application/yaml').send(Buffer.from(YAML.stringify(res.body)));
     }

@@ -28,14 +28,15 @@ export const COMMAND_SPECS: Record<string, CommandSpec> = {
       '--container-runtime-endpoint', '--pause-image', '--kubelet-port', '--cni-bridge', '--cni-bin-dir', '--ingress-http-port',
       '--ingress-https-port', '--disable-ingress', '--disable-servicelb', '--authorization-mode', '--disable-controller-manager',
       '--disable-scheduler', '--cluster-cidr', '--service-cidr', '--simulated-nodes', '--simulated-node-cpu', '--simulated-node-memory',
-      '--simulated-node-pods', ...HELP,
+      '--simulated-node-pods', '--admission-control-config-file', ...HELP,
     ],
     valueFlags: [
       '--data-dir', '--https-listen-port', '--bind-address', '--write-kubeconfig', '--node-name', '--container-runtime-endpoint',
       '--pause-image', '--kubelet-port', '--cni-bridge', '--cni-bin-dir', '--ingress-http-port', '--ingress-https-port', '--cluster-cidr',
       '--service-cidr', '--authorization-mode', '--simulated-nodes', '--simulated-node-cpu', '--simulated-node-memory', '--simulated-node-pods',
+      '--admission-control-config-file',
     ],
-    fileFlags: ['--data-dir', '--write-kubeconfig', '--cni-bin-dir'],
+    fileFlags: ['--data-dir', '--write-kubeconfig', '--cni-bin-dir', '--admission-control-config-file'],
   },
   node: {
     flags: ['--simulated', '--cpu', '--memory', '--pods', '--zone', '--kubeconfig', '--context', ...HELP],

@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { Cluster } from '../cluster/cluster.js';
 import { Quantity } from '../machinery/quantity.js';
 import { parseCIDR } from '../api/core/service/net.js';
+import { loadAdmissionConfiguration, type PodSecurityConfig } from '../apiserver/admission/pod-security/config.js';
 
 const help = `Usage: k1s server [flags]
 
@@ -43,6 +44,8 @@ Flags:
   --cluster-cidr CIDR        the pod network nodes get /24s from (default 10.42.0.0/16)
   --service-cidr CIDR        the Service cluster-IP range (default 10.43.0.0/16; its 1st address is the kubernetes
                              Service, its 10th kube-dns); clusters side by side on one machine need their own
+  --admission-control-config-file FILE  an apiserver.config.k8s.io/v1 AdmissionConfiguration; its PodSecurity
+                             entry sets the Pod Security defaults and exemptions (default: privileged everywhere)
   --simulated-nodes N        register N simulated nodes k1s-sim-0… (no container runtime needed; default 0)
   --simulated-node-cpu N     CPU capacity of each simulated node (default 32)
   --simulated-node-memory Q  memory capacity of each simulated node (default 256Gi)
@@ -83,6 +86,7 @@ export async function serverCommand(args: string[]): Promise<number> {
         'simulated-node-cpu': { type: 'string' },
         'simulated-node-memory': { type: 'string' },
         'simulated-node-pods': { type: 'string' },
+        'admission-control-config-file': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -136,6 +140,16 @@ export async function serverCommand(args: string[]): Promise<number> {
       return 2;
     }
   }
+  let podSecurity: PodSecurityConfig | undefined;
+  const admissionConfig = values['admission-control-config-file'];
+  if (admissionConfig !== undefined) {
+    try {
+      podSecurity = loadAdmissionConfiguration(resolve(admissionConfig));
+    } catch (e) {
+      console.error(`k1s server: --admission-control-config-file: ${(e as Error).message}`);
+      return 2;
+    }
+  }
   // a SIGTERM/SIGINT during start-up (the node agent spawns containerd) is held until start-up ends, so k1s
   // always stops what it started instead of dying with containerd orphaned
   let signalled: string | undefined;
@@ -171,6 +185,7 @@ export async function serverCommand(args: string[]): Promise<number> {
       disableScheduler: values['disable-scheduler'] ?? false,
       clusterCIDR: values['cluster-cidr'],
       serviceCIDR: values['service-cidr'],
+      podSecurity,
       simulatedNodes: {
         count: simCount,
         cpu: values['simulated-node-cpu'],

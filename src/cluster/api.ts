@@ -21,6 +21,8 @@ import { serviceAccountAdmission } from '../apiserver/admission/serviceaccount.j
 import { defaultTolerationSeconds } from '../apiserver/admission/default-tolerations.js';
 import { podPriorityAdmission, priorityClassAdmission } from '../apiserver/admission/priority.js';
 import { limitRangerAdmission } from '../apiserver/admission/limitranger.js';
+import { podSecurityAdmission } from '../apiserver/admission/pod-security/plugin.js';
+import type { PodSecurityConfig } from '../apiserver/admission/pod-security/config.js';
 import { resourceQuotaAdmission } from '../apiserver/admission/resourcequota.js';
 import {
   defaultStorageClassAdmission, persistentVolumeClaimResizeAdmission, storageObjectInUseProtectionAdmission,
@@ -43,6 +45,8 @@ export interface ClusterApiOptions {
   realUsage?: RealUsageSource;
   /** service-account token signer; without it TokenRequest and token authentication are off */
   tokens?: ServiceAccountTokens;
+  /** the PodSecurity plugin's defaults and exemptions (default: privileged, nothing exempt) */
+  podSecurity?: PodSecurityConfig;
 }
 
 export interface ClusterApi {
@@ -103,6 +107,12 @@ export function buildClusterApi(store: Store, opts: ClusterApiOptions = {}): Clu
   registry.admission.add(rbacEscalation({
     authorizer: () => registry.authorizer,
     lookup: (plural) => registry.mustLookup('rbac.authorization.k8s.io', 'v1', plural),
+  }));
+  // a validating plugin: it sees what every mutating one made (mutating webhooks too), before the validating ones
+  registry.admission.add(podSecurityAdmission({
+    namespaces: () => registry.mustLookup('', 'v1', 'namespaces'),
+    pods: () => registry.mustLookup('', 'v1', 'pods'),
+    config: opts.podSecurity,
   }));
   registry.admission.add(validatingPolicyAdmission(policies));
   registry.admission.add(webhookPlugins.validating);

@@ -28,6 +28,7 @@ import { alwaysAllow, RbacAuthorizer } from '../apiserver/auth/rbac-authorizer.j
 import type { Containerd } from '../runtime/containerd.js';
 import { ensureFrontProxyPki } from '../pki/front-proxy.js';
 import { extensionAuthenticationConfigMap } from '../apiserver/aggregator/authentication-configmap.js';
+import type { PodSecurityConfig } from '../apiserver/admission/pod-security/config.js';
 
 export interface ClusterOptions {
   dataDir: string;
@@ -57,6 +58,8 @@ export interface ClusterOptions {
   /** with the agent: the built-in ingress controller's host ports (default 80/443; taken ports are reported, not
    *  fatal) and switches for it and the LoadBalancer Services on 127.0.0.1 */
   network?: { ingressHttpPort?: number; ingressHttpsPort?: number; disableIngress?: boolean; disableServiceLB?: boolean };
+  /** the PodSecurity admission plugin's configuration (--admission-control-config-file) */
+  podSecurity?: PodSecurityConfig;
 }
 
 export class Cluster {
@@ -123,7 +126,7 @@ export class Cluster {
     const kubeletClient = runAgent ? { ...(await issueKubeletClientCert(pki.ca)), caPem: pki.ca.certPem } : undefined;
     // metrics-server's part: real kubelets' usage, scraped from their /metrics/resource
     const realUsage = kubeletClient ? new RealUsageStore() : undefined;
-    const api = buildClusterApi(store, { serviceCIDR: opts.serviceCIDR, tokens, realUsage });
+    const api = buildClusterApi(store, { serviceCIDR: opts.serviceCIDR, tokens, realUsage, podSecurity: opts.podSecurity });
     const { registry, client } = api;
     api.aggregator.useClientCert({ certPem: frontProxy.client.certPem, keyPem: frontProxy.client.keyPem });
     const rbac = opts.authorizationMode === 'AlwaysAllow' ? undefined : new RbacAuthorizer((plural) => registry.mustLookup('rbac.authorization.k8s.io', 'v1', plural));
