@@ -9,42 +9,22 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCa, createServingCert } from '../src/pki/certs.js';
-import { cpuMs, median, pct, request, startServer, stop, type Server } from './bench-server.js';
+import { median, pct, request, startServer, stop, type Server } from './bench-server.js';
+import { creates as createsAt, type Run } from './bench-custom-resources.js';
 
 type Row = (k: string, v: string) => void;
 type Obj = Record<string, unknown>;
 
 const ARGS = ['--disable-controller-manager', '--disable-scheduler'];
-const CLIENTS = 8;
+const CLIENTS = 8; // as bench-custom-resources' creates
 const TOTAL = 2000;
 const ROUNDS = 3;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const rules = [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }];
 const onlyNamespace = (ns: string) => ({ matchLabels: { 'kubernetes.io/metadata.name': ns } });
 
-interface Run {
-  rate: number;
-  lat: number[];
-  cpuUs: number;
-}
-
-async function creates(s: Server, ns: string, prefix: string, total = TOTAL): Promise<Run> {
-  const lat: number[] = [];
-  let next = 0;
-  const c0 = cpuMs(s.proc.pid!);
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: CLIENTS }, async () => {
-      for (let i = next++; i < total; i = next++) {
-        const t = performance.now();
-        const r = await request(s, 'POST', `/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${prefix}-${i}`, labels: { app: 'web', owner: 'bench' } }, data: { key: 'value', mode: 'strict' } });
-        if (r.status !== 201) throw new Error(`bench: create in ${ns}: HTTP ${r.status} ${r.body.slice(0, 400)}`);
-        lat.push(performance.now() - t);
-      }
-    }),
-  );
-  return { rate: total / ((performance.now() - t0) / 1000), lat, cpuUs: ((cpuMs(s.proc.pid!) - c0) * 1000) / total };
-}
+const configMap = (name: string): Obj => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { app: 'web', owner: 'bench' } }, data: { key: 'value', mode: 'strict' } });
+const creates = (s: Server, ns: string, prefix: string, total?: number): Promise<Run> => createsAt(s, `/api/v1/namespaces/${ns}/configmaps`, prefix, configMap, total);
 
 async function must(s: Server, path: string, body: Obj): Promise<void> {
   const r = await request(s, 'POST', path, body);

@@ -102,14 +102,14 @@ const app = (group: string, kind: string, spec: Obj = { replicas: 2, maxReplicas
 });
 const configMap: Make = (name) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { key: 'value' } });
 
-interface Run {
+export interface Run {
   rate: number;
   lat: number[];
   cpuUs: number;
 }
 
 /** `TOTAL` POSTs to `path` from `CLIENTS` keep-alive clients; every one must be 201. */
-async function creates(s: Server, path: string, prefix: string, make: Make, total = TOTAL): Promise<Run> {
+export async function creates(s: Server, path: string, prefix: string, make: Make, total = TOTAL): Promise<Run> {
   const lat: number[] = [];
   let next = 0;
   const c0 = cpuMs(s.proc.pid!);

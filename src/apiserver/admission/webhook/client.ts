@@ -7,7 +7,8 @@ import { isIP } from 'node:net';
 import { posix } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { connect, type TLSSocket } from 'node:tls';
-import { WebhookCallError, goJsonSyntaxError, goQuote, jsonKind } from './review.js';
+import { WebhookCallError, goJsonSyntaxError, jsonKind } from './review.js';
+import { goQuote } from '../../../machinery/errors.js';
 import type { ServiceReference, Webhook } from './types.js';
 
 export { WebhookCallError };

@@ -1,6 +1,7 @@
 // The AdmissionReview a webhook is sent and the checks its answer must pass, as kube-apiserver's
 // admission/plugin/webhook/request and the dispatchers do them, with encoding/json's words for an answer that does
 // not decode (a Go apiserver decodes it into typed structs; users match on those texts).
+import { goQuote } from '../../../machinery/errors.js';
 import type { GroupVersionKind, GroupVersionResource, RequestAttributes, Webhook, WebhookResponse } from './types.js';
 
 /**
@@ -170,20 +171,6 @@ export function jsonKind(v: unknown): string {
   if (Array.isArray(v)) return 'array';
   if (typeof v === 'boolean') return 'bool';
   return v === null ? 'null' : typeof v; // 'number', 'string', 'object'
-}
-
-/** Go's %q (strconv.Quote) for a string. */
-export function goQuote(s: string): string {
-  const named: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v' };
-  let out = '"';
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!;
-    if (named[ch]) out += named[ch];
-    else if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
-    else if (ch === ' ' || /[\p{L}\p{M}\p{N}\p{P}\p{S}]/u.test(ch)) out += ch;
-    else out += c < 0x10000 ? `\\u${c.toString(16).padStart(4, '0')}` : `\\U${c.toString(16).padStart(8, '0')}`;
-  }
-  return `${out}"`;
 }
 
 /** encoding/json's first syntax error in data (its scanner's texts), or undefined when data is valid JSON. */
