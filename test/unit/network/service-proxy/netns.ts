@@ -79,6 +79,9 @@ export async function createTestNetwork(): Promise<TestNetwork> {
     await ip('link', 'add', bridge, 'type', 'bridge');
     await ip('addr', 'add', `${gateway}/24`, 'dev', bridge);
     await ip('link', 'set', bridge, 'up');
+    // DNATed pod-to-pod traffic is routed back out of the bridge; the bridge plugin (isGateway) turns this on for
+    // real pods, so a test that runs before any pod must too
+    await writeFile('/proc/sys/net/ipv4/ip_forward', '1');
   } catch (e) {
     await net.destroy();
     throw e;
