@@ -6,6 +6,7 @@ import type { TLSSocket } from 'node:tls';
 import type FastifyFactory from 'fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { YAML } from '../machinery/yaml.js';
+import { goJsonBody, goJsonPretty } from '../machinery/go-json.js';
 import { errors, StatusError } from '../machinery/errors.js';
 import { PeerIdentityCache } from '../pki/client-auth.js';
 import type { UserInfo } from './context.js';
@@ -73,7 +74,21 @@ function parseRequest(method: string, url: string): ParsedRequest {
 }
 
 export function sendStatus(reply: FastifyReply, e: StatusError): FastifyReply {
-  return reply.code(e.code).header('content-type', 'application/json').send(Buffer.from(JSON.stringify(e.toStatus())));
+  return json(reply, e.toStatus(), e.code);
+}
+
+/**
+ * Whether the answer is indented, as kube's content negotiation decides: `?pretty` (strconv.ParseBool, bad values are
+ * false), else the user agents of browsers and command-line HTTP tools.
+ */
+function isPretty(req: FastifyRequest): boolean {
+  const q = req.url.indexOf('?');
+  if (q >= 0 && req.url.includes('pretty', q)) {
+    const v = new URLSearchParams(req.url.slice(q + 1)).get('pretty');
+    if (v) return ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v);
+  }
+  const ua = req.headers['user-agent'] ?? '';
+  return ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('Mozilla/5.0');
 }
 
 function toStatusError(e: unknown): StatusError {
@@ -167,7 +182,7 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
       const remote = opts.aggregator?.proxy?.match(req.url ?? '');
       if (!remote) return false;
       const denied = opts.authorizer && authorize(opts.authorizer, user, req.method ?? 'GET', parseRequest(req.method ?? 'GET', req.url ?? '/'));
-      if (denied) writeRawResponse(socket, denied.code, JSON.stringify(denied.toStatus()), 'application/json');
+      if (denied) writeRawResponse(socket, denied.code, goJsonBody(JSON.stringify(denied.toStatus())), 'application/json');
       else await opts.aggregator!.proxy!.serveUpgrade(req, socket, head, remote, user);
       return true;
     },
@@ -201,7 +216,8 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
     if (res.output.kind === 'yaml') {
       return reply.code(res.code).header('content-type', 'application/yaml').send(Buffer.from(YAML.stringify(res.body)));
     }
-    return reply.code(res.code).header('content-type', 'application/json').send(Buffer.from(jsonOf(res.body)));
+    const text = isPretty(req) ? goJsonPretty(res.body) : goJsonBody(jsonOf(res.body));
+    return reply.code(res.code).header('content-type', 'application/json').send(Buffer.from(text));
   };
   for (const prefix of ['/api/*', '/apis/*']) {
     app.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], url: prefix, handler: resource });
@@ -222,8 +238,9 @@ function isBinary(contentType: string | undefined): boolean {
   return (contentType ?? '').toLowerCase().startsWith('application/vnd.kubernetes.protobuf');
 }
 
-function json(reply: FastifyReply, body: unknown): FastifyReply {
-  return reply.code(200).header('content-type', 'application/json').send(Buffer.from(JSON.stringify(body)));
+function json(reply: FastifyReply, body: unknown, code = 200): FastifyReply {
+  const text = isPretty(reply.request) ? goJsonPretty(body) : goJsonBody(JSON.stringify(body));
+  return reply.code(code).header('content-type', 'application/json').send(Buffer.from(text));
 }
 
 function writeRawStatus(res: ServerResponse, e: StatusError): void {
@@ -232,7 +249,7 @@ function writeRawStatus(res: ServerResponse, e: StatusError): void {
     return;
   }
   res.writeHead(e.code, { 'Content-Type': 'application/json' });
-  res.end(JSON.stringify(e.toStatus()));
+  res.end(goJsonBody(JSON.stringify(e.toStatus())));
 }
 
 function authenticate(req: FastifyRequest, opts: ApiServerOptions, peers: PeerIdentityCache): UserInfo | undefined | Promise<UserInfo | undefined> {

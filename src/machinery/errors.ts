@@ -59,16 +59,11 @@ export class StatusError extends Error {
   }
 
   toStatus(): Status {
-    const s: Status = {
-      kind: 'Status',
-      apiVersion: 'v1',
-      metadata: {},
-      status: 'Failure',
-      message: this.message,
-      code: this.code,
-    };
+    // metav1.Status's field order (clients comparing bodies see kube's bytes); reason and details are omitempty
+    const s = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message } as Status;
     if (this.reason) s.reason = this.reason;
     if (this.details) s.details = this.details;
+    s.code = this.code;
     return s;
   }
 }
@@ -84,8 +79,15 @@ export function grString(gr: GroupResource): string {
 }
 
 function grDetails(gr: GroupResource, name: string): StatusDetails {
-  const d: StatusDetails = { name, kind: gr.resource };
-  if (gr.group) d.group = gr.group;
+  return statusDetails(name, gr.group, gr.resource);
+}
+
+/** StatusDetails in metav1's field order (name, group, kind, then causes), empty fields omitted as Go's omitempty. */
+function statusDetails(name: string, group: string, kind: string): StatusDetails {
+  const d = {} as StatusDetails;
+  if (name) d.name = name;
+  if (group) d.group = group;
+  if (kind) d.kind = kind;
   return d;
 }
 
@@ -160,8 +162,8 @@ export const errors = {
     const causes = fieldErrors.map((e) => ({ reason: e.type, message: e.causeMessage(), field: e.field }));
     const parts = dedupe(fieldErrors.map((e) => e.toString()));
     const agg = parts.length === 1 ? parts[0] : `[${parts.join(', ')}]`;
-    const details: StatusDetails = { name, kind, causes };
-    if (group) details.group = group;
+    const details = statusDetails(name, group, kind);
+    if (causes.length) details.causes = causes;
     const qualified = group ? `${kind}.${group}` : kind;
     return new StatusError(422, 'Invalid', `${qualified} "${name}" is invalid: ${agg}`, details);
   },

@@ -11,10 +11,11 @@ import {
   discoveryVariant,
 } from './documents.js';
 import type { Registry } from '../registry/registry.js';
+import { goJsonBody } from '../../machinery/go-json.js';
 import { mergeAggregated, mergeGroupList, type RemoteDiscoverySource } from './remote-groups.js';
 
 function send(reply: FastifyReply, body: unknown, contentType = 'application/json'): FastifyReply {
-  return reply.code(200).header('content-type', contentType).send(Buffer.from(JSON.stringify(body)));
+  return reply.code(200).header('content-type', contentType).send(Buffer.from(goJsonBody(JSON.stringify(body))));
 }
 
 const notFound = () => new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
@@ -50,7 +51,7 @@ export function registerDiscoveryRoutes(app: FastifyInstance, registry: Registry
   const aggregated = (req: FastifyRequest, reply: FastifyReply, which: 'api' | 'apis', v: NonNullable<ReturnType<typeof discoveryVariant>>) => {
     const doc = cached(`agg/${which}/${v.version}`, () => {
       const local = aggregatedDiscovery(defs(), which, v.version);
-      const body = JSON.stringify(which === 'apis' ? mergeAggregated(local, remoteGroups()) : local);
+      const body = goJsonBody(JSON.stringify(which === 'apis' ? mergeAggregated(local, remoteGroups()) : local));
       return { body, etag: discoveryETag(body) };
     }) as { body: string; etag: string };
     reply.header('etag', doc.etag).header('vary', 'Accept');

@@ -1,5 +1,6 @@
 // Request bodies → objects, with the checks kube-apiserver's decoder makes: media type, syntax, apiVersion and
 // kind for the URL, JSON types against the schema, unknown and duplicate fields per fieldValidation.
+import { goJsonSyntaxError } from '../../machinery/go-json.js';
 import { YAML } from '../../machinery/yaml.js';
 import type { KObject } from '../../api/types.js';
 import { errors, StatusError } from '../../machinery/errors.js';
@@ -78,7 +79,7 @@ export function parseBody(contentType: string | undefined, raw: string): unknown
     try {
       return JSON.parse(raw);
     } catch (e) {
-      throw errors.badRequest(`couldn't get version/kind; json parse error: ${(e as Error).message}`);
+      throw errors.badRequest(`couldn't get version/kind; json parse error: ${goJsonSyntaxError(Buffer.from(raw)) ?? (e as Error).message}`);
     }
   }
   throw new StatusError(

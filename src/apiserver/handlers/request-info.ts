@@ -1,5 +1,6 @@
 // Parses a request path into what kube-apiserver calls RequestInfo: group, version, namespace, resource, name,
 // subresource and verb.
+import { queryBool } from './query-params.js';
 
 export interface RequestInfo {
   isResourceRequest: boolean;
@@ -83,8 +84,8 @@ export function parseRequestInfo(method: string, rawPath: string, query: URLSear
     if (parts.length > 3) info.rest = parts.slice(3);
   }
 
-  if (verb === 'get' && !info.name) verb = query.get('watch') === 'true' || query.get('watch') === '1' ? 'watch' : 'list';
-  if (verb === 'get' && (query.get('watch') === 'true' || query.get('watch') === '1')) verb = 'watch';
+  // a collection GET is a watch unless watch is absent, "false" or "0" (kube's bool parameters); a named GET is a get
+  if (verb === 'get' && !info.name) verb = queryBool(query, 'watch') ? 'watch' : 'list';
   if (verb === 'delete' && !info.name) verb = 'deletecollection';
   info.verb = verb;
   return info;

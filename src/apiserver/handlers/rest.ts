@@ -1,4 +1,5 @@
 // Generic REST handlers: one dispatch for every resource, derived from its definition.
+import { queryBool, queryInt64 } from './query-params.js';
 import type { KObject } from '../../api/types.js';
 import { errors, StatusError } from '../../machinery/errors.js';
 import { clone, isPlainObject } from '../../machinery/object.js';
@@ -116,9 +117,7 @@ export function contextFor(req: ApiRequest): RequestContext {
 }
 
 export function listParams(q: URLSearchParams): ListParams {
-  const limitRaw = q.get('limit');
-  const limit = limitRaw ? Number(limitRaw) : undefined;
-  if (limitRaw && (!Number.isFinite(limit) || !Number.isInteger(limit))) throw errors.badRequest(`invalid limit: ${limitRaw}`);
+  const limit = queryInt64(q, 'limit');
   return {
     labelSelector: q.get('labelSelector') ?? undefined,
     fieldSelector: q.get('fieldSelector') ?? undefined,
@@ -130,13 +129,11 @@ export function listParams(q: URLSearchParams): ListParams {
 }
 
 export function watchParams(q: URLSearchParams): WatchParams {
-  const t = q.get('timeoutSeconds');
-  const sie = q.get('sendInitialEvents');
   return {
     ...listParams(q),
-    allowWatchBookmarks: q.get('allowWatchBookmarks') === 'true',
-    sendInitialEvents: sie === null ? undefined : sie === 'true',
-    timeoutSeconds: t ? Number(t) : undefined,
+    allowWatchBookmarks: queryBool(q, 'allowWatchBookmarks') ?? false,
+    sendInitialEvents: queryBool(q, 'sendInitialEvents'),
+    timeoutSeconds: queryInt64(q, 'timeoutSeconds'),
   };
 }
 
@@ -151,12 +148,12 @@ function deleteOptions(rs: ResourceStore, req: ApiRequest): DeleteOptions {
     opts = (b ?? {}) as DeleteOptions;
   }
   const q = req.query;
-  const g = q.get('gracePeriodSeconds');
-  if (g !== null) opts.gracePeriodSeconds = Number(g);
+  const g = queryInt64(q, 'gracePeriodSeconds');
+  if (g !== undefined) opts.gracePeriodSeconds = g;
   const pp = q.get('propagationPolicy');
   if (pp !== null) opts.propagationPolicy = pp as DeleteOptions['propagationPolicy'];
-  const od = q.get('orphanDependents');
-  if (od !== null) opts.orphanDependents = od === 'true';
+  const od = queryBool(q, 'orphanDependents');
+  if (od !== undefined) opts.orphanDependents = od;
   if (opts.propagationPolicy && !['Orphan', 'Background', 'Foreground'].includes(opts.propagationPolicy)) {
     throw errors.badRequest(`propagationPolicy: Unsupported value: "${opts.propagationPolicy}": supported values: "Foreground", "Background", "Orphan"`);
   }

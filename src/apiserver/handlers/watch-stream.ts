@@ -1,5 +1,6 @@
 // Watch over HTTP: a chunked stream of JSON watch events, one per line, until the client goes away or the
 // timeout passes.
+import { goJsonBody } from '../../machinery/go-json.js';
 import type { ServerResponse } from 'node:http';
 import type { KObject } from '../../api/types.js';
 import { negotiate } from './content.js';
@@ -29,7 +30,7 @@ export async function serveWatch(registry: Registry, req: ApiRequest, res: Serve
   const encode = (ev: WatchEventOut): string => {
     if (fromStored && 'kv' in ev && ev.kv) {
       const text = revisionJSON(ev.kv, rs.apiVersion, rs.def.kind);
-      if (text !== undefined) return `{"type":"${ev.type}","object":${text}}\n`;
+      if (text !== undefined) return goJsonBody(`{"type":"${ev.type}","object":${text}}`);
     }
     let object: unknown = ev.object;
     if (ev.type !== 'ERROR' && ev.type !== 'BOOKMARK') {
@@ -37,7 +38,7 @@ export async function serveWatch(registry: Registry, req: ApiRequest, res: Serve
       if (output.kind === 'table' && !first) delete (object as Record<string, unknown>).columnDefinitions;
       first = false;
     }
-    return JSON.stringify({ type: ev.type, object }) + '\n';
+    return goJsonBody(JSON.stringify({ type: ev.type, object }));
   };
   const pending: string[] = [];
   let headersSent = false;

@@ -7,7 +7,8 @@ import { isIP } from 'node:net';
 import { posix } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { connect, type TLSSocket } from 'node:tls';
-import { WebhookCallError, goJsonSyntaxError, jsonKind } from './review.js';
+import { WebhookCallError, jsonKind } from './review.js';
+import { goJsonSyntaxError } from '../../../machinery/go-json.js';
 import { goQuote } from '../../../machinery/errors.js';
 import type { ServiceReference, Webhook } from './types.js';
 

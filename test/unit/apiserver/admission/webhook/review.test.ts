@@ -1,7 +1,8 @@
 // The AdmissionReview sent to webhooks and the checks of their answers, with kube-apiserver's texts.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { WebhookCallError, buildReview, chooseVersion, goJsonSyntaxError, parseResponse } from '../../../../../src/apiserver/admission/webhook/review.js';
+import { WebhookCallError, buildReview, chooseVersion, parseResponse } from '../../../../../src/apiserver/admission/webhook/review.js';
+import { goJsonSyntaxError } from '../../../../../src/machinery/go-json.js';
 import type { RequestAttributes, Webhook } from '../../../../../src/apiserver/admission/webhook/types.js';
 
 const attrs = (over: Partial<RequestAttributes> = {}): RequestAttributes => ({
