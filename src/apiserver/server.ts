@@ -126,6 +126,12 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
     return503OnClosing: false,
     forceCloseConnections: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
+    // a path the router cannot decode (`%zz`) is answered with a Status and Go's url error, not fastify's own JSON
+    frameworkErrors: (err, req, reply) => {
+      const bad = /%(?![0-9a-fA-F]{2})(.{0,2})/.exec(req.url);
+      const msg = err.code === 'FST_ERR_BAD_URL' && bad ? `invalid URL escape ${JSON.stringify(bad[0])}` : err.message;
+      void sendStatus(reply, errors.badRequest(msg));
+    },
   });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBodyBytes }, (_req, body, done) => done(null, body));
@@ -171,7 +177,9 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
     else admit(user);
   });
 
-  app.get('/version', async (_req, reply) => json(reply, opts.version));
+  // WriteRawJSON: /version is always indented, whatever the client asks
+  const version = Buffer.from(goJsonPretty(opts.version));
+  app.get('/version', async (_req, reply) => reply.code(200).header('content-type', 'application/json').send(version));
   opts.health.register(app);
   registerDiscoveryRoutes(app, opts.registry, opts.aggregator);
   registerPodStreams(app, {

@@ -1,5 +1,6 @@
 // Request bodies → objects, with the checks kube-apiserver's decoder makes: media type, syntax, apiVersion and
 // kind for the URL, JSON types against the schema, unknown and duplicate fields per fieldValidation.
+import { jsonDepth, yamlDepthBound } from '../../machinery/nesting.js';
 import { goJsonSyntaxError } from '../../machinery/go-json.js';
 import { YAML } from '../../machinery/yaml.js';
 import type { KObject } from '../../api/types.js';
@@ -26,23 +27,13 @@ let lastMediaType = '';
  * objects recursively, so it refuses deeper bodies up front (real manifests and CRD schemas stay far below).
  */
 export const MAX_DEPTH = 1000;
+/**
+ * YAML nests at most this deep (estimated on the text): the yaml parser recurses per level and runs out of stack
+ * some hundreds of levels down, so the bound sits well below that.
+ */
+export const MAX_YAML_DEPTH = 200;
 
 const tooDeep = () => errors.badRequest(`couldn't get version/kind; json parse error: exceeded max depth of ${MAX_DEPTH}`);
-
-/** Nesting depth of a JSON text, brackets inside strings skipped. */
-function jsonDepth(raw: string): number {
-  let depth = 0;
-  let max = 0;
-  for (let i = 0; i < raw.length; i++) {
-    const c = raw.charCodeAt(i);
-    if (c === 0x22) {
-      for (i++; i < raw.length && raw.charCodeAt(i) !== 0x22; i++) if (raw.charCodeAt(i) === 0x5c) i++;
-    } else if (c === 0x7b || c === 0x5b) {
-      if (++depth > max) max = depth;
-    } else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return max;
-}
 
 function valueDepth(v: unknown): number {
   let max = 0;
@@ -60,6 +51,9 @@ function valueDepth(v: unknown): number {
 export function parseBody(contentType: string | undefined, raw: string): unknown {
   const mt = mediaType(contentType);
   if (mt === 'application/yaml' || mt === 'application/apply-patch+yaml' || mt === 'text/yaml' || mt === 'application/x-yaml') {
+    if (raw.length >= MAX_YAML_DEPTH && yamlDepthBound(raw) > MAX_YAML_DEPTH) {
+      throw errors.badRequest(`error converting YAML to JSON: yaml: exceeded max depth of ${MAX_YAML_DEPTH}`);
+    }
     try {
       const docs = YAML.parseAllDocuments(raw);
       if (docs.length > 1) throw errors.badRequest('yaml: multiple documents are not supported in one request');

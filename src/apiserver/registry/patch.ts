@@ -1,4 +1,6 @@
 // PATCH: the four patch types applied to the current object inside the store's read-modify-write loop.
+import { jsonDepth, yamlDepthBound } from '../../machinery/nesting.js';
+import { MAX_DEPTH, MAX_YAML_DEPTH } from '../handlers/decode.js';
 import { YAML } from '../../machinery/yaml.js';
 import type { KObject } from '../../api/types.js';
 import { errors, StatusError } from '../../machinery/errors.js';
@@ -22,6 +24,10 @@ export interface PatchRequest {
 }
 
 function parsePatchBody(req: PatchRequest): unknown {
+  const yaml = req.type === 'apply';
+  if (req.raw.length >= 2 * MAX_YAML_DEPTH && (yaml ? yamlDepthBound(req.raw) > MAX_YAML_DEPTH : jsonDepth(req.raw) > MAX_DEPTH)) {
+    throw errors.badRequest(`error decoding patch: exceeded max depth of ${yaml ? MAX_YAML_DEPTH : MAX_DEPTH}`);
+  }
   try {
     if (req.type === 'apply') return YAML.parse(req.raw);
     return JSON.parse(req.raw);
