@@ -224,6 +224,7 @@ export class Cluster {
         controllers: defaultControllers({
           definitions: registry.definitions,
           caPem: pki.ca.certPem,
+          clusterSigning: { certPem: pki.ca.certPem, keyPem: pki.ca.keyPem },
           clusterCIDR: opts.clusterCIDR,
           localPathStorageRoot: join(opts.dataDir, 'storage'),
         }),
