@@ -72,6 +72,12 @@ export const COMMAND_SPECS: Record<string, CommandSpec> = {
   kubeconfig: { flags: [...NAME, '--path', ...HELP], valueFlags: NAME, cluster: true },
   kubectl: { flags: [...NAME, ...HELP], valueFlags: NAME, cluster: true },
   snapshot: { flags: [...NAME, ...HELP], valueFlags: NAME, subcommands: ['save', 'restore'], files: true },
+  certs: {
+    flags: [...NAME, '--data-dir', '--kubeconfig', '-o', '--output', ...HELP],
+    valueFlags: [...NAME, '--data-dir', '--kubeconfig', '-o', '--output'],
+    fileFlags: ['--data-dir', '--kubeconfig'],
+    subcommands: ['check', 'rotate'],
+  },
   history: {
     flags: ['-n', '--namespace', ...NAME, '--show-managed-fields', '-o', '--output', ...HELP],
     valueFlags: ['-n', '--namespace', ...NAME, '-o', '--output'],

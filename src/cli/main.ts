@@ -16,6 +16,7 @@ const commands: Record<string, { summary: string; run: (args: string[]) => Promi
   kubeconfig: { summary: "print a cluster's admin kubeconfig", run: async (a) => (await import('./kubeconfig.js')).kubeconfigCommand(a) },
   kubectl: { summary: 'run kubectl against a cluster', run: async (a) => (await import('./kubectl.js')).kubectlCommand(a) },
   snapshot: { summary: "save a cluster's state to a file, or restore one as a new cluster", run: async (a) => (await import('./snapshot.js')).snapshotCommand(a) },
+  certs: { summary: "check a cluster's certificates' expiry, or rotate them (same CA)", run: async (a) => (await import('./certs.js')).certsCommand(a) },
   history: { summary: 'every stored revision of an object, with diffs', run: async (a) => (await import('./history.js')).historyCommand(a) },
   completion: { summary: 'print a shell completion script (bash, zsh, fish)', run: async (a) => (await import('./completion.js')).completionCommand(a, summaries()) },
   version: { summary: "print k1s' version (the Kubernetes version it serves)", run: versionCommand },

@@ -19,6 +19,9 @@ Examples:
   k1s server --data-dir /tmp/k1s --https-listen-port 0 --write-kubeconfig /tmp/k1s/kubeconfig
   sudo k1s server --cni-bin-dir /opt/cni/bin       # CNI plugins installed somewhere else
 
+Certificates live in DIR/tls; "k1s certs check" lists them, "k1s certs rotate" renews them while the server runs
+(it serves the new ones without a restart; SIGHUP makes it re-read them at once).
+
 Flags:
   --data-dir DIR             where state, certificates and keys live (default ~/.k1s, /var/lib/k1s as root)
   --https-listen-port PORT   HTTPS port of the API server (default 6443)
@@ -201,8 +204,12 @@ export async function serverCommand(args: string[]): Promise<number> {
     process.off('SIGINT', onInt);
     return 1;
   }
+  // SIGHUP: re-read rotated certificates now (they are also picked up by watching the tls dir)
+  const onHup = () => void cluster.certificates?.reload();
+  process.on('SIGHUP', onHup);
   await new Promise<void>((resolve) => {
     onSignal = (sig: string) => {
+      process.off('SIGHUP', onHup);
       console.error(`k1s: ${sig} received, shutting down`);
       process.off('SIGTERM', onTerm);
       process.off('SIGINT', onInt);

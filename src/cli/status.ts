@@ -58,7 +58,8 @@ export function formatTable(header: string[], rows: string[][]): string {
 
 const help = `Usage: k1s status [NAME] [flags]
 
-Shows whether the cluster NAME (default "k1s") runs, its URL, pid, nodes Ready, data dir and kubeconfig context.
+Shows whether the cluster NAME (default "k1s") runs, its URL, pid, nodes Ready, data dir and kubeconfig context,
+and warns about certificates that expired or expire within 30 days (renew them with "k1s certs rotate").
 Exit code 0 when it runs, 1 when it is stopped or does not exist.
 
 Examples:
@@ -85,7 +86,10 @@ export async function statusCommand(args: string[]): Promise<number> {
     return 1;
   }
   const row = await describeCluster(info);
-  if (values.output === 'json') console.log(JSON.stringify(row, null, 2));
+  // certificates that expired or expire within 30 days, with what to do
+  const { expiryWarnings, readInventory } = await import('../pki/inventory.js');
+  const certWarnings = expiryWarnings((await readInventory(info.paths.tls).catch(() => ({ certificates: [] }))).certificates);
+  if (values.output === 'json') console.log(JSON.stringify({ ...row, certificateWarnings: certWarnings }, null, 2));
   else {
     const lines: [string, string][] = [
       ['Name', row.name],
@@ -99,6 +103,7 @@ export async function statusCommand(args: string[]): Promise<number> {
       ['Context', row.context],
     ];
     for (const [k, v] of lines) console.log(`${(k + ':').padEnd(17)}${v}`);
+    for (const w of certWarnings) console.log(`Warning: ${w}`);
   }
   return row.status === 'Stopped' ? 1 : 0;
 }

@@ -29,6 +29,8 @@ import type { Containerd } from '../runtime/containerd.js';
 import { ensureFrontProxyPki } from '../pki/front-proxy.js';
 import { extensionAuthenticationConfigMap } from '../apiserver/aggregator/authentication-configmap.js';
 import type { PodSecurityConfig } from '../apiserver/admission/pod-security/config.js';
+import type { Server as TlsServer } from 'node:tls';
+import { CertificateReloader } from './cert-reload.js';
 
 export interface ClusterOptions {
   dataDir: string;
@@ -65,6 +67,8 @@ export interface ClusterOptions {
 export class Cluster {
   /** the real node, when this process runs one */
   agent?: NodeAgent;
+  /** re-reads rotated certificates (SIGHUP calls its reload()) */
+  certificates?: CertificateReloader;
 
   private constructor(
     readonly opts: ClusterOptions,
@@ -128,7 +132,9 @@ export class Cluster {
     const realUsage = kubeletClient ? new RealUsageStore() : undefined;
     const api = buildClusterApi(store, { serviceCIDR: opts.serviceCIDR, tokens, realUsage, podSecurity: opts.podSecurity });
     const { registry, client } = api;
-    api.aggregator.useClientCert({ certPem: frontProxy.client.certPem, keyPem: frontProxy.client.keyPem });
+    // one object the aggregator's parts read at each request: a reload replaces its fields in place
+    const proxyClientCert = { certPem: frontProxy.client.certPem, keyPem: frontProxy.client.keyPem };
+    api.aggregator.useClientCert(proxyClientCert);
     const rbac = opts.authorizationMode === 'AlwaysAllow' ? undefined : new RbacAuthorizer((plural) => registry.mustLookup('rbac.authorization.k8s.io', 'v1', plural));
     const authorizer = rbac ?? alwaysAllow;
     registry.authorizer = authorizer;
@@ -178,6 +184,27 @@ export class Cluster {
     const host = opts.bindAddress === '0.0.0.0' || opts.bindAddress === '::' ? '127.0.0.1' : opts.bindAddress;
     const url = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
     phase(`API server listening on ${url}`);
+    // rotated leaves are served without a restart: new connections get them, open ones (watches) carry on
+    const certificates = new CertificateReloader({
+      dir: pki.dir,
+      log,
+      pairs: [
+        {
+          base: 'server',
+          caPem: pki.ca.certPem,
+          current: { certPem: pki.server.certPem, keyPem: pki.server.keyPem },
+          apply: (pem) => (app.server as unknown as TlsServer).setSecureContext({ key: pem.keyPem, cert: pem.certPem, ca: pki.ca.certPem }),
+        },
+        {
+          base: 'front-proxy-client',
+          caPem: frontProxy.ca.certPem,
+          current: { certPem: frontProxy.client.certPem, keyPem: frontProxy.client.keyPem },
+          apply: (pem) => Object.assign(proxyClientCert, pem),
+        },
+      ],
+    });
+    certificates.start();
+    stoppers.unshift(() => certificates.stop());
     if (opts.writeKubeconfig) {
       await writeKubeconfig(
         opts.writeKubeconfig,
@@ -197,6 +224,7 @@ export class Cluster {
         controllers: defaultControllers({
           definitions: registry.definitions,
           caPem: pki.ca.certPem,
+          clusterSigning: { certPem: pki.ca.certPem, keyPem: pki.ca.keyPem },
           clusterCIDR: opts.clusterCIDR,
           localPathStorageRoot: join(opts.dataDir, 'storage'),
         }),
@@ -254,6 +282,7 @@ export class Cluster {
     }
     const cluster = new Cluster(opts, store, registry, app, pki, url, client, stoppers);
     cluster.agent = agent;
+    cluster.certificates = certificates;
     return cluster;
   }
 

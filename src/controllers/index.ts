@@ -28,12 +28,17 @@ import { clusterRoleAggregationController } from './clusterrole-aggregation.js';
 import { serviceAccountController } from './serviceaccount.js';
 import { statefulSetController } from './statefulset/controller.js';
 import { ttlAfterFinishedController } from './ttl-after-finished.js';
+import { csrApprovingController } from './certificates/approver.js';
+import { csrSigningController } from './certificates/signer.js';
+import type { CertKeyPem } from '../pki/certs.js';
 
 export interface DefaultControllersOptions {
   /** every served resource (the garbage collector and namespace controller walk them all) */
   definitions: readonly ResourceDefinition[];
   /** the cluster CA, published to every namespace as kube-root-ca.crt */
   caPem: string;
+  /** the cluster CA with its key (--cluster-signing-cert-file / -key-file): the CSR signers sign with it; none, no signing */
+  clusterSigning?: CertKeyPem;
   /** the pod network the node IPAM controller carves per-node CIDRs from (default 10.42.0.0/16) */
   clusterCIDR?: string;
   /** where the built-in local-path provisioner puts volumes on nodes that do not announce a root (<data dir>/storage) */
@@ -66,6 +71,8 @@ export function defaultControllers(opts: DefaultControllersOptions): ControllerF
     disruptionController(),
     resourceQuotaController(),
     horizontalPodAutoscalerController(),
+    csrApprovingController(),
+    ...(opts.clusterSigning ? [csrSigningController({ ca: opts.clusterSigning })] : []),
     persistentVolumeController(),
     pvcProtectionController(),
     ephemeralVolumeController(),

@@ -30,7 +30,7 @@ const OID_ECDSA_SHA256 = '1.2.840.10045.4.3.2';
 const OID_ECDSA_SHA384 = '1.2.840.10045.4.3.3';
 const OID_RSA_SHA256 = '1.2.840.113549.1.1.11';
 
-interface Asn {
+export interface Asn {
   x: typeof AsnX509;
   convert: typeof AsnSchema.AsnConvert;
   OctetString: typeof AsnSchema.OctetString;
@@ -43,7 +43,7 @@ let asn: Asn | undefined;
  * lazily evaluated modules covered by the V8 code cache; the packages are CommonJS, so their exports may sit on
  * the namespace's default.
  */
-async function loadAsn(): Promise<Asn> {
+export async function loadAsn(): Promise<Asn> {
   if (asn) return asn;
   const [xm, sm] = await Promise.all([import('@peculiar/asn1-x509'), import('@peculiar/asn1-schema')]);
   const x = cjsExports<typeof AsnX509>(xm, 'Certificate');
@@ -84,7 +84,7 @@ function validity(days: number, now: Date, notAfterCap?: Date): { notBefore: Dat
  * A random positive serial number as DER INTEGER content: 16 bytes whose first is 0x01-0x7f, so the encoding is
  * minimal (a leading 0x00 byte, or a 0x00 before a byte < 0x80, is invalid DER that OpenSSL refuses) and positive.
  */
-function serialNumber(): ArrayBuffer {
+export function serialNumber(): ArrayBuffer {
   const bytes = randomBytes(16);
   bytes[0] &= 0x7f;
   if (bytes[0] === 0) bytes[0] = 1;
@@ -92,11 +92,11 @@ function serialNumber(): ArrayBuffer {
 }
 
 /** RFC 5280 4.2.1.2 method (1): SHA-1 of the subjectPublicKey BIT STRING's bytes. */
-function keyIdentifier(spki: AsnX509.SubjectPublicKeyInfo): ArrayBuffer {
+export function keyIdentifier(spki: AsnX509.SubjectPublicKeyInfo): ArrayBuffer {
   return new Uint8Array(createHash('sha1').update(new Uint8Array(spki.subjectPublicKey)).digest()).buffer;
 }
 
-interface SigningKey {
+export interface SigningKey {
   key: KeyObject;
   hash: 'sha256' | 'sha384';
   algorithm: string;
@@ -112,12 +112,12 @@ function signingKey(keyPem: string): SigningKey {
   throw new Error(`unsupported CA key type: ${key.asymmetricKeyType} ${String(curve ?? '')}`);
 }
 
-function extension(a: Asn, extnID: string, critical: boolean, value: object): AsnX509.Extension {
+export function extension(a: Asn, extnID: string, critical: boolean, value: object): AsnX509.Extension {
   return new a.x.Extension({ extnID, critical, extnValue: new a.OctetString(a.convert.serialize(value)) });
 }
 
 /** Signs the TBSCertificate and returns the certificate as PEM. */
-function signCertificate(a: Asn, tbs: AsnX509.TBSCertificate, signer: SigningKey): string {
+export function signCertificate(a: Asn, tbs: AsnX509.TBSCertificate, signer: SigningKey): string {
   const algorithm = new a.x.AlgorithmIdentifier({ algorithm: signer.algorithm, parameters: signer.algorithm === OID_RSA_SHA256 ? NULL_DER : undefined });
   tbs.signature = algorithm;
   // ECDSA signatures come DER encoded (Ecdsa-Sig-Value), as X.509 carries them
@@ -175,10 +175,10 @@ interface LeafSpec {
   now?: Date;
 }
 
-const EKU = { serverAuth: '1.3.6.1.5.5.7.3.1', clientAuth: '1.3.6.1.5.5.7.3.2' } as const;
+export const EKU = { serverAuth: '1.3.6.1.5.5.7.3.1', clientAuth: '1.3.6.1.5.5.7.3.2' } as const;
 
 /** What a leaf needs of its CA, parsed once per CA. */
-interface Issuer {
+export interface Issuer {
   subject: AsnX509.Name;
   keyId: ArrayBuffer;
   notAfter: Date;
@@ -187,7 +187,7 @@ interface Issuer {
 
 const issuers = new Map<string, Issuer>();
 
-function issuerOf(a: Asn, ca: CertKeyPem): Issuer {
+export function issuerOf(a: Asn, ca: CertKeyPem): Issuer {
   const cacheKey = ca.certPem + ca.keyPem;
   let issuer = issuers.get(cacheKey);
   if (!issuer) {
@@ -235,6 +235,7 @@ async function createLeaf(ca: CertKeyPem, spec: LeafSpec): Promise<CertKeyPem> {
 
 export interface ServingCertOptions {
   hostnames: readonly string[];
+  organizations?: readonly string[];
   ips: readonly string[];
   commonName?: string;
   days?: number;

@@ -112,6 +112,13 @@ export function bootstrapClusterRoles(): KObject[] {
     clusterRole('system:aggregate-to-edit', editRules, { labels: { [`${AGG}edit`]: 'true' } }),
     clusterRole('system:aggregate-to-view', viewRules, { labels: { [`${AGG}view`]: 'true' } }),
     clusterRole('system:node', nodeRules),
+    // what kubelets need for TLS bootstrapping and rotation; kube binds none of these by default
+    clusterRole('system:node-bootstrapper', [rule(['create', 'get', 'list', 'watch'], ['certificates.k8s.io'], ['certificatesigningrequests'])]),
+    clusterRole('system:certificates.k8s.io:certificatesigningrequests:nodeclient', [rule(['create'], ['certificates.k8s.io'], ['certificatesigningrequests/nodeclient'])]),
+    clusterRole('system:certificates.k8s.io:certificatesigningrequests:selfnodeclient', [rule(['create'], ['certificates.k8s.io'], ['certificatesigningrequests/selfnodeclient'])]),
+    ...['kube-apiserver-client', 'kube-apiserver-client-kubelet', 'kubelet-serving', 'legacy-unknown'].map((s) =>
+      clusterRole(`system:certificates.k8s.io:${s}-approver`, [rule(['approve'], ['certificates.k8s.io'], ['signers'], [`kubernetes.io/${s}`])]),
+    ),
     clusterRole('system:auth-delegator', [rule(['create'], ['authentication.k8s.io'], ['tokenreviews']), rule(['create'], ['authorization.k8s.io'], ['subjectaccessreviews'])]),
   ];
 }
