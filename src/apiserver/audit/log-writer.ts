@@ -46,6 +46,8 @@ export class AuditLogWriter {
   private closed = false;
   private lastDropLog = 0;
   private unloggedDrops = 0;
+  /** pruning and compression, one run at a time (lumberjack's mill goroutine) */
+  private milling: Promise<void> = Promise.resolve();
 
   constructor(private readonly opts: AuditLogOptions) {
     this.max = opts.maxSizeBytes ?? (opts.maxSizeMB ? opts.maxSizeMB * MB : 100 * MB);
@@ -85,6 +87,7 @@ export class AuditLogWriter {
     await this.flush();
     await this.file?.close().catch(() => undefined);
     this.file = undefined;
+    await this.milling;
   }
 
   private async drain(): Promise<void> {
@@ -168,7 +171,7 @@ export class AuditLogWriter {
     this.file = undefined;
     try {
       const ok = await this.openNew();
-      void this.mill();
+      this.milling = this.milling.then(() => this.mill());
       return ok;
     } catch (e) {
       this.log(`k1s: audit log ${this.opts.path}: rotation failed: ${(e as Error).message}`);
