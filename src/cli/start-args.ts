@@ -43,8 +43,10 @@ Flags passed to k1s server (see k1s server --help), kept for later starts:
   --disable-servicelb      do not serve LoadBalancer Services on 127.0.0.1
   --audit-policy-file FILE an audit.k8s.io/v1 Policy (with --audit-log-path: audit logging)
   --audit-log-path FILE    where audit events go, as JSON lines
-  --audit-log-maxsize MB, --audit-log-maxbackup N, --audit-log-maxage DAYS, --audit-log-compress
-                           audit log rotation (default 100 MB, keep all, forever, uncompressed)
+  --audit-log-maxsize MB   rotate the audit log at this size (default 100)
+  --audit-log-maxbackup N  rotated audit logs kept (default 0: all)
+  --audit-log-maxage DAYS  rotated audit logs removed after this (default 0: never)
+  --audit-log-compress     gzip rotated audit logs
   -h, --help               show this help
 
 Exit status: 0 ready (or already running), 1 failed to start (the last log lines are printed), 2 usage error.`;
