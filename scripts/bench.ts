@@ -13,6 +13,7 @@ import { benchNetwork } from './bench-network.js';
 import { benchNode } from './bench-node.js';
 import { benchCustomResources } from './bench-custom-resources.js';
 import { benchAdmission } from './bench-admission.js';
+import { benchAudit } from './bench-audit.js';
 
 type Make = (name: string) => Record<string, unknown>;
 const configMap: Make = (name) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { key: 'value' } });
@@ -150,7 +151,12 @@ async function main(): Promise<void> {
     lines.push(`| ${k} | ${v} |`);
     console.log(`${k}: ${v}`);
   };
-  // K1S_BENCH_ONLY=scheduler|node|cli|network|crd|admission runs just those figures (api: see below)
+  // K1S_BENCH_ONLY=scheduler|node|cli|network|crd|admission|audit runs just those figures (api: see below)
+  if (process.env.K1S_BENCH_ONLY === 'audit') {
+    await benchAudit(row);
+    console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
+    return;
+  }
   if (process.env.K1S_BENCH_ONLY === 'admission') {
     await benchAdmission(row);
     console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
@@ -304,6 +310,7 @@ async function main(): Promise<void> {
   if (process.env.K1S_BENCH_ONLY !== 'api') {
     await benchCustomResources(row);
     await benchAdmission(row);
+    await benchAudit(row);
     await benchControllers(row);
     await benchScheduler(row);
     await benchNode(row);

@@ -24,6 +24,7 @@ import { requestAttributes } from './auth/request-attributes.js';
 import { jsonOf } from './registry/stored-json.js';
 import type { Aggregator } from './aggregator/aggregator.js';
 import { writeRawResponse } from './streams/upgrade-proxy.js';
+import { auditIdOf, type Auditor } from './audit/auditor.js';
 
 // require() rather than import: the ESM loader scans a CommonJS package for named exports first (~15 ms here).
 const Fastify = createRequire(import.meta.url)('fastify') as typeof FastifyFactory;
@@ -44,6 +45,8 @@ export interface ApiServerOptions {
   authorizer?: Authorizer;
   /** the aggregation layer: requests for remote APIServices' group versions are proxied, discovery merged */
   aggregator?: Aggregator;
+  /** audit logging (--audit-policy-file); none: no events, and nothing on the request path but the Audit-Id header */
+  audit?: Auditor;
 }
 
 const publicPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/version/']);
@@ -136,9 +139,10 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBodyBytes }, (_req, body, done) => done(null, body));
 
-  app.setErrorHandler((err, _req, reply) => {
+  app.setErrorHandler((err, req, reply) => {
     const se = toStatusError(err);
     if (se.code >= 500) console.error('k1s: request failed:', err);
+    if (se.code >= 500 && !(err instanceof StatusError)) req.k1sAudit?.panicked(err);
     void sendStatus(reply, se);
   });
   app.setNotFoundHandler((_req, reply) => {
@@ -146,19 +150,23 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
   });
 
   const peers = new PeerIdentityCache();
+  const audit = opts.audit;
   // Callback style, not async: a client certificate is checked without a promise on every request.
   app.addHook('onRequest', (req, reply, done) => {
+    const auditID = auditIdOf(req);
+    reply.raw.setHeader('Audit-Id', auditID);
     const admit = (user: UserInfo | undefined): void => {
       if (user) {
         req.k1sUser = user;
+        if (audit) audit.begin(req, reply, auditID, attributesOf(req), user);
         if (opts.authorizer) {
-          req.k1sInfo = parseRequest(req.method, req.url);
-          const denied = authorize(opts.authorizer, user, req.method, req.k1sInfo);
+          req.k1sInfo ??= parseRequest(req.method, req.url);
+          const denied = authorize(opts.authorizer, user, req.method, req.k1sInfo, req);
           if (denied) {
             void sendStatus(reply, denied);
             return;
           }
-        }
+        } else req.k1sAudit?.authorized(true, '');
         // the aggregator sits in front of every other handler: a remote group version's requests are proxied as they come
         const remote = opts.aggregator?.proxy?.match(req.url);
         if (remote) {
@@ -167,8 +175,13 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
           return;
         }
       } else if (!isPublic(req.url.split('?')[0])) {
+        audit?.begin(req, reply, auditID, attributesOf(req), undefined);
         void sendStatus(reply, errors.unauthorized());
         return;
+      } else if (audit) {
+        // public paths are served to anyone, audited as kube's anonymous user
+        const a = audit.begin(req, reply, auditID, attributesOf(req), ANONYMOUS);
+        if (a) a.authorized(true, opts.authorizer?.authorize(ANONYMOUS, attributesOf(req)).reason ?? '');
       }
       done();
     };
@@ -176,6 +189,12 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
     if (user instanceof Promise) user.then(admit).catch(done);
     else admit(user);
   });
+  if (audit) {
+    app.addHook('onSend', (req, reply, payload, done) => {
+      req.k1sAudit?.sent(reply.statusCode, reply.getHeader('content-type') as string | undefined, payload);
+      done(null, payload);
+    });
+  }
 
   // WriteRawJSON: /version is always indented, whatever the client asks
   const version = Buffer.from(goJsonPretty(opts.version));
@@ -189,7 +208,7 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
     otherUpgrade: async (req, socket, head, user) => {
       const remote = opts.aggregator?.proxy?.match(req.url ?? '');
       if (!remote) return false;
-      const denied = opts.authorizer && authorize(opts.authorizer, user, req.method ?? 'GET', parseRequest(req.method ?? 'GET', req.url ?? '/'));
+      const denied = opts.authorizer && authorize(opts.authorizer, user, req.method ?? 'GET', parseRequest(req.method ?? 'GET', req.url ?? '/'), undefined);
       if (denied) writeRawResponse(socket, denied.code, goJsonBody(JSON.stringify(denied.toStatus())), 'application/json');
       else await opts.aggregator!.proxy!.serveUpgrade(req, socket, head, remote, user);
       return true;
@@ -208,6 +227,7 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
       user: req.k1sUser!,
       serializesResponse: true,
       respondsWithJson: true,
+      onDecoded: req.k1sAudit?.decoded,
     };
     if (info.verb === 'watch') {
       reply.hijack();
@@ -233,10 +253,18 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
   return app;
 }
 
-/** The 403 for a request the authorizer denies, or undefined. */
-function authorize(authorizer: Authorizer, user: UserInfo, method: string, parsed: ParsedRequest): StatusError | undefined {
+const ANONYMOUS: UserInfo = { name: 'system:anonymous', groups: ['system:unauthenticated'] };
+
+/** the request's authorization attributes (what the audit policy matches too), parsing the request once */
+function attributesOf(req: FastifyRequest) {
+  return requestAttributes(req.method, (req.k1sInfo ??= parseRequest(req.method, req.url)).info);
+}
+
+/** The 403 for a request the authorizer denies, or undefined; the decision goes to the request's audit event. */
+function authorize(authorizer: Authorizer, user: UserInfo, method: string, parsed: ParsedRequest, req: FastifyRequest | undefined): StatusError | undefined {
   const attrs = requestAttributes(method, parsed.info);
   const decision = authorizer.authorize(user, attrs);
+  req?.k1sAudit?.authorized(decision.allowed, decision.reason);
   if (decision.allowed) return undefined;
   const { message, details } = forbiddenStatus(user.name, attrs, decision.reason);
   return new StatusError(403, 'Forbidden', message, details);

@@ -6,6 +6,7 @@ import { Cluster } from '../cluster/cluster.js';
 import { Quantity } from '../machinery/quantity.js';
 import { parseCIDR } from '../api/core/service/net.js';
 import { loadAdmissionConfiguration, type PodSecurityConfig } from '../apiserver/admission/pod-security/config.js';
+import { loadAuditPolicy, validateAuditOptions, type AuditOptions } from '../apiserver/audit/options.js';
 
 const help = `Usage: k1s server [flags]
 
@@ -49,6 +50,13 @@ Flags:
                              Service, its 10th kube-dns); clusters side by side on one machine need their own
   --admission-control-config-file FILE  an apiserver.config.k8s.io/v1 AdmissionConfiguration; its PodSecurity
                              entry sets the Pod Security defaults and exemptions (default: privileged everywhere)
+  --audit-policy-file FILE   an audit.k8s.io/v1 Policy: which requests are audited, at which level (None,
+                             Metadata, Request, RequestResponse); needs --audit-log-path
+  --audit-log-path FILE      write audit events there as JSON lines ("-": stdout); off by default
+  --audit-log-maxsize MB     rotate the audit log at this size (default 100)
+  --audit-log-maxbackup N    keep at most N rotated audit logs (default 0: all)
+  --audit-log-maxage DAYS    remove rotated audit logs older than this (default 0: never)
+  --audit-log-compress       gzip rotated audit logs
   --simulated-nodes N        register N simulated nodes k1s-sim-0… (no container runtime needed; default 0)
   --simulated-node-cpu N     CPU capacity of each simulated node (default 32)
   --simulated-node-memory Q  memory capacity of each simulated node (default 256Gi)
@@ -57,6 +65,35 @@ Flags:
 
 export function defaultDataDir(): string {
   return process.getuid?.() === 0 ? '/var/lib/k1s' : join(homedir(), '.k1s');
+}
+
+/** the --audit-* flags, or the usage error */
+function auditFlags(values: Record<string, string | boolean | undefined>): AuditOptions | string {
+  const ints: Record<string, number | undefined> = {};
+  for (const flag of ['audit-log-maxsize', 'audit-log-maxbackup', 'audit-log-maxage']) {
+    const v = values[flag] as string | undefined;
+    if (v === undefined) continue;
+    if (!/^-?\d+$/.test(v)) return `invalid argument ${JSON.stringify(v)} for "--${flag}" flag: must be a whole number`;
+    ints[flag] = Number(v);
+  }
+  const path = values['audit-log-path'] as string | undefined;
+  const policy = values['audit-policy-file'] as string | undefined;
+  const o: AuditOptions = {
+    policyFile: policy === undefined ? undefined : resolve(policy),
+    logPath: path === undefined || path === '-' ? path : resolve(path),
+    maxSizeMB: ints['audit-log-maxsize'],
+    maxBackups: ints['audit-log-maxbackup'],
+    maxAgeDays: ints['audit-log-maxage'],
+    compress: values['audit-log-compress'] as boolean | undefined,
+  };
+  const errs = validateAuditOptions(o);
+  if (errs.length) return errs.join('; ');
+  try {
+    if (o.policyFile) o.policy = loadAuditPolicy(o.policyFile, (l) => console.error(l));
+  } catch (e) {
+    return (e as Error).message;
+  }
+  return o;
 }
 
 export async function serverCommand(args: string[]): Promise<number> {
@@ -90,6 +127,12 @@ export async function serverCommand(args: string[]): Promise<number> {
         'simulated-node-memory': { type: 'string' },
         'simulated-node-pods': { type: 'string' },
         'admission-control-config-file': { type: 'string' },
+        'audit-policy-file': { type: 'string' },
+        'audit-log-path': { type: 'string' },
+        'audit-log-maxsize': { type: 'string' },
+        'audit-log-maxbackup': { type: 'string' },
+        'audit-log-maxage': { type: 'string' },
+        'audit-log-compress': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -153,6 +196,11 @@ export async function serverCommand(args: string[]): Promise<number> {
       return 2;
     }
   }
+  const audit = auditFlags(values);
+  if (typeof audit === 'string') {
+    console.error(`k1s server: ${audit}`);
+    return 2;
+  }
   // a SIGTERM/SIGINT during start-up (the node agent spawns containerd) is held until start-up ends, so k1s
   // always stops what it started instead of dying with containerd orphaned
   let signalled: string | undefined;
@@ -189,6 +237,7 @@ export async function serverCommand(args: string[]): Promise<number> {
       clusterCIDR: values['cluster-cidr'],
       serviceCIDR: values['service-cidr'],
       podSecurity,
+      audit,
       simulatedNodes: {
         count: simCount,
         cpu: values['simulated-node-cpu'],

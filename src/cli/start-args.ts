@@ -41,14 +41,20 @@ Flags passed to k1s server (see k1s server --help), kept for later starts:
   --node-name NAME         name of the real node (default: the host name)
   --disable-ingress        run no ingress controller
   --disable-servicelb      do not serve LoadBalancer Services on 127.0.0.1
+  --audit-policy-file FILE an audit.k8s.io/v1 Policy (with --audit-log-path: audit logging)
+  --audit-log-path FILE    where audit events go, as JSON lines
+  --audit-log-maxsize MB   rotate the audit log at this size (default 100)
+  --audit-log-maxbackup N  rotated audit logs kept (default 0: all)
+  --audit-log-maxage DAYS  rotated audit logs removed after this (default 0: never)
+  --audit-log-compress     gzip rotated audit logs
   -h, --help               show this help
 
 Exit status: 0 ready (or already running), 1 failed to start (the last log lines are printed), 2 usage error.`;
 
 /** server flags `k1s start` takes and passes on unchanged (with a value: true) */
-export const PASS_THROUGH: Record<string, { value: boolean; port?: boolean }> = {
+export const PASS_THROUGH: Record<string, { value: boolean; port?: boolean; path?: boolean }> = {
   'cni-bridge': { value: true },
-  'cni-bin-dir': { value: true },
+  'cni-bin-dir': { value: true, path: true },
   'cluster-cidr': { value: true },
   'service-cidr': { value: true },
   'ingress-http-port': { value: true, port: true },
@@ -57,6 +63,12 @@ export const PASS_THROUGH: Record<string, { value: boolean; port?: boolean }> = 
   'node-name': { value: true },
   'disable-ingress': { value: false },
   'disable-servicelb': { value: false },
+  'audit-policy-file': { value: true, path: true },
+  'audit-log-path': { value: true, path: true },
+  'audit-log-maxsize': { value: true },
+  'audit-log-maxbackup': { value: true },
+  'audit-log-maxage': { value: true },
+  'audit-log-compress': { value: false },
 };
 
 export interface StartFlags {
@@ -128,9 +140,9 @@ export function parseStartArgs(args: string[]): StartFlags | { exit: number } {
       const n = Number(v);
       if (!Number.isInteger(n) || n < 0 || n > 65535) return usage(`--${flag} must be a port number (0-65535), got "${v}"`);
     }
-    // the server runs elsewhere (a daemon, later starts): a directory must not depend on this shell's cwd
-    if (flag === 'cni-bin-dir') {
-      passThrough.push(`--${flag}`, resolvePath(v as string));
+    // the server runs elsewhere (a daemon, later starts): a path must not depend on this shell's cwd
+    if (spec.path) {
+      passThrough.push(`--${flag}`, v === '-' ? v : resolvePath(v as string));
       continue;
     }
     if (flag.endsWith('-cidr') && !/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/.test(v as string)) return usage(`--${flag} must be an IPv4 CIDR such as 10.50.0.0/16, got "${v}"`);

@@ -31,6 +31,7 @@ import { extensionAuthenticationConfigMap } from '../apiserver/aggregator/authen
 import type { PodSecurityConfig } from '../apiserver/admission/pod-security/config.js';
 import type { Server as TlsServer } from 'node:tls';
 import { CertificateReloader } from './cert-reload.js';
+import { createAuditor, type AuditOptions } from '../apiserver/audit/options.js';
 
 export interface ClusterOptions {
   dataDir: string;
@@ -62,6 +63,8 @@ export interface ClusterOptions {
   network?: { ingressHttpPort?: number; ingressHttpsPort?: number; disableIngress?: boolean; disableServiceLB?: boolean };
   /** the PodSecurity admission plugin's configuration (--admission-control-config-file) */
   podSecurity?: PodSecurityConfig;
+  /** audit logging (--audit-policy-file, --audit-log-*); off without a policy and a log path */
+  audit?: AuditOptions;
 }
 
 export class Cluster {
@@ -104,6 +107,8 @@ export class Cluster {
     const log = opts.log ?? ((l: string) => console.error(l));
     const t0 = performance.now();
     const phase = (name: string) => log(`k1s: ${name} (${Math.round(performance.now() - t0)} ms)`);
+    // first: a bad policy file fails start-up before anything is created
+    const audit = opts.audit ? createAuditor(opts.audit, log) : undefined;
     mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
 
     // the `kubernetes` Service's IP: in-cluster clients verify the serving certificate against it
@@ -164,7 +169,9 @@ export class Cluster {
       version: versionInfo(),
       watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs },
       aggregator: api.aggregator,
+      audit: audit?.auditor,
     });
+    if (audit) stoppers.unshift(() => audit.writer.close());
     await bootstrapClusterObjects(api, opts.serviceCIDR);
     const authConfig = extensionAuthenticationConfigMap({ clientCaPem: pki.ca.certPem, requestHeaderCaPem: frontProxy.ca.certPem });
     await api.client.resource('v1', 'configmaps').patch('kube-system', authConfig.metadata.name!, 'apply', authConfig, { fieldManager: 'kube-apiserver', force: true });

@@ -38,6 +38,8 @@ export interface ApiRequest {
   serializesResponse?: boolean;
   /** the response body is written as JSON text (jsonOf): only then is a written object's stored text kept for it */
   respondsWithJson?: boolean;
+  /** sees the decoded body (and DeleteOptions) before anything changes it: the audit log's request object */
+  onDecoded?: (obj: unknown) => void;
 }
 
 export interface ApiResponse {
@@ -161,6 +163,7 @@ function deleteOptions(rs: ResourceStore, req: ApiRequest): DeleteOptions {
     if (opts.gracePeriodSeconds !== undefined && opts.gracePeriodSeconds < 0) opts.gracePeriodSeconds = 1;
     else throw errors.badRequest(`invalid gracePeriodSeconds`);
   }
+  req.onDecoded?.(opts);
   return opts;
 }
 
@@ -317,8 +320,9 @@ export function parseRequestBody(rs: ResourceStore, req: ApiRequest): unknown {
   if (mediaType(ct) === protobufMediaType && rs.def.custom) {
     throw new StatusError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml');
   }
-  if (mediaType(ct) === protobufMediaType) return decodeProtobufBody(rs.deps.schemas, req.rawBody ?? Buffer.alloc(0), rs.deps.kindSchema);
-  return parseBody(ct, req.body ?? '');
+  const obj = mediaType(ct) === protobufMediaType ? decodeProtobufBody(rs.deps.schemas, req.rawBody ?? Buffer.alloc(0), rs.deps.kindSchema) : parseBody(ct, req.body ?? '');
+  req.onDecoded?.(obj);
+  return obj;
 }
 
 async function handleScale(rs: ResourceStore, req: ApiRequest, ctx: RequestContext, output: Output): Promise<ApiResponse> {

@@ -38,6 +38,9 @@ test('start flags: pass-through server flags are validated, applied over the pre
   // a CNI plugin directory is made absolute: the server does not run in this shell's directory
   const cni = quiet(() => parseStartArgs(['accept', '--cni-bin-dir', 'plugins'])) as StartFlags;
   assert.deepEqual(cni.passThrough, ['--cni-bin-dir', `${process.cwd()}/plugins`]);
+  // audit files are made absolute too ("-" is stdout), numbers and switches pass unchanged
+  const audit = quiet(() => parseStartArgs(['accept', '--audit-policy-file', 'p.yaml', '--audit-log-path', '-', '--audit-log-maxsize', '5', '--audit-log-compress'])) as StartFlags;
+  assert.deepEqual(audit.passThrough, ['--audit-policy-file', `${process.cwd()}/p.yaml`, '--audit-log-path', '-', '--audit-log-maxsize', '5', '--audit-log-compress']);
 
   for (const bad of [['--cluster-cidr', '10.48.0.0'], ['--ingress-https-port', '70000'], ['--kubelet-port', 'x'], ['--wait', 'soon'], ['a', 'b'], ['--bogus']]) {
     assert.deepEqual(quiet(() => parseStartArgs(bad)), { exit: 2 }, bad.join(' '));
