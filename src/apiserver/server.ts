@@ -17,9 +17,8 @@ import { serveWatch, type WatchStreamOptions } from './handlers/watch-stream.js'
 import { registerDiscoveryRoutes } from './discovery/routes.js';
 import { registerPodStreams } from './streams/pod-streams.js';
 import type { KubeletClientTls } from './streams/kubelet-connection.js';
-import { forbiddenStatus } from '../api/rbac/rules.js';
 import type { Authorizer } from './auth/rbac-authorizer.js';
-import { requestAttributes } from './auth/request-attributes.js';
+import { authorizeRequest } from './auth/request-attributes.js';
 import { jsonOf } from './registry/stored-json.js';
 import type { Aggregator } from './aggregator/aggregator.js';
 import { writeRawResponse } from './streams/upgrade-proxy.js';
@@ -211,11 +210,7 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
 
 /** The 403 for a request the authorizer denies, or undefined. */
 function authorize(authorizer: Authorizer, user: UserInfo, method: string, parsed: ParsedRequest): StatusError | undefined {
-  const attrs = requestAttributes(method, parsed.info);
-  const decision = authorizer.authorize(user, attrs);
-  if (decision.allowed) return undefined;
-  const { message, details } = forbiddenStatus(user.name, attrs, decision.reason);
-  return new StatusError(403, 'Forbidden', message, details);
+  return authorizeRequest(authorizer, user, method, parsed.info, parsed.query);
 }
 
 function isBinary(contentType: string | undefined): boolean {
