@@ -18,9 +18,9 @@ import { serveWatch, type WatchStreamOptions } from './handlers/watch-stream.js'
 import { registerDiscoveryRoutes } from './discovery/routes.js';
 import { registerPodStreams } from './streams/pod-streams.js';
 import type { KubeletClientTls } from './streams/kubelet-connection.js';
-import { forbiddenStatus } from '../api/rbac/rules.js';
 import type { Authorizer } from './auth/rbac-authorizer.js';
 import { requestAttributes } from './auth/request-attributes.js';
+import { forbiddenStatus } from '../api/rbac/rules.js';
 import { jsonOf } from './registry/stored-json.js';
 import type { Aggregator } from './aggregator/aggregator.js';
 import { writeRawResponse } from './streams/upgrade-proxy.js';
@@ -262,7 +262,7 @@ function attributesOf(req: FastifyRequest) {
 
 /** The 403 for a request the authorizer denies, or undefined; the decision goes to the request's audit event. */
 function authorize(authorizer: Authorizer, user: UserInfo, method: string, parsed: ParsedRequest, req: FastifyRequest | undefined): StatusError | undefined {
-  const attrs = requestAttributes(method, parsed.info);
+  const attrs = requestAttributes(method, parsed.info, parsed.query);
   const decision = authorizer.authorize(user, attrs);
   req?.k1sAudit?.authorized(decision.allowed, decision.reason);
   if (decision.allowed) return undefined;

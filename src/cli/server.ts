@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Cluster } from '../cluster/cluster.js';
+import { parseAuthorizationModes } from '../cluster/authorizers.js';
 import { Quantity } from '../machinery/quantity.js';
 import { parseCIDR } from '../api/core/service/net.js';
 import { loadAdmissionConfiguration, type PodSecurityConfig } from '../apiserver/admission/pod-security/config.js';
@@ -41,8 +42,9 @@ Flags:
   --ingress-https-port PORT  its HTTPS port (default 443)
   --disable-ingress          do not run the built-in ingress controller
   --disable-servicelb        do not serve LoadBalancer Services on 127.0.0.1
-  --authorization-mode MODE  RBAC (default: Roles, ClusterRoles and their bindings decide; system:masters may do
-                             everything) or AlwaysAllow (every authenticated request is allowed)
+  --authorization-mode MODES ordered, comma-separated: Node (kubelets reach only what their node's pods use), RBAC
+                             (Roles, ClusterRoles and their bindings decide; system:masters may do everything),
+                             AlwaysAllow (every authenticated request is allowed); default Node,RBAC
   --disable-controller-manager  run without controllers (objects are only stored)
   --disable-scheduler        run without the scheduler (pods stay unbound unless spec.nodeName is set)
   --cluster-cidr CIDR        the pod network nodes get /24s from (default 10.42.0.0/16)
@@ -172,8 +174,9 @@ export async function serverCommand(args: string[]): Promise<number> {
     return 2;
   }
   const mode = values['authorization-mode'];
-  if (mode !== undefined && mode !== 'RBAC' && mode !== 'AlwaysAllow') {
-    console.error(`k1s server: --authorization-mode must be RBAC or AlwaysAllow, got "${mode}"`);
+  const modes = mode === undefined ? undefined : parseAuthorizationModes(mode);
+  if (typeof modes === 'string') {
+    console.error(`k1s server: --${modes}`);
     return 2;
   }
   for (const flag of ['simulated-node-cpu', 'simulated-node-memory', 'simulated-node-pods'] as const) {
@@ -232,7 +235,7 @@ export async function serverCommand(args: string[]): Promise<number> {
         disableServiceLB: values['disable-servicelb'] ?? false,
       },
       disableControllerManager: values['disable-controller-manager'] ?? false,
-      authorizationMode: values['authorization-mode'] as 'RBAC' | 'AlwaysAllow' | undefined,
+      authorizationMode: values['authorization-mode'],
       disableScheduler: values['disable-scheduler'] ?? false,
       clusterCIDR: values['cluster-cidr'],
       serviceCIDR: values['service-cidr'],

@@ -7,6 +7,7 @@ import { handleResource, resolveStore, type ApiRequest } from '../apiserver/hand
 import type { Registry } from '../apiserver/registry/registry.js';
 import { parseRequestInfo, resourceRequestInfo } from '../apiserver/handlers/request-info.js';
 import { watchObjects } from '../apiserver/registry/list.js';
+import { authorizeRequest } from '../apiserver/auth/request-attributes.js';
 import type { Client, ClientWatchEvent, ObjectList, ResourceClient, WriteOptions } from './types.js';
 
 const patchTypes: Record<PatchType, string> = {
@@ -23,11 +24,25 @@ export class LocalClient implements Client {
     private readonly registry: Registry,
     private readonly user: UserInfo = systemUser,
     private readonly userAgent = 'k1s',
+    /** requests are put to the server's authorizer, as over HTTPS (the system user's are not: it may do anything) */
+    private readonly authorized = false,
   ) {}
 
   /** The same client, identified by another user agent (a component's: it names the field manager of its writes). */
   withUserAgent(userAgent: string): LocalClient {
-    return new LocalClient(this.registry, this.user, userAgent);
+    return new LocalClient(this.registry, this.user, userAgent, this.authorized);
+  }
+
+  /** A client acting as `user` (a kubelet's node identity): the authorizer decides its requests, admission sees it. */
+  asUser(user: UserInfo): LocalClient {
+    return new LocalClient(this.registry, user, this.userAgent, true);
+  }
+
+  /** throws the 403 of a request the server's authorizer denies */
+  private authorize(method: string, info: ApiRequest['info'], query: URLSearchParams): void {
+    const authorizer = this.authorized ? this.registry.authorizer : undefined;
+    const denied = authorizer && authorizeRequest(authorizer, this.user, method, info, query);
+    if (denied) throw denied;
   }
 
   resource(apiVersion: string, plural: string): ResourceClient {
@@ -40,9 +55,11 @@ export class LocalClient implements Client {
     const call = async (method: string, t: Target, query: Record<string, string | undefined>, { body, contentType, value, o }: Payload = {}) => {
       const q = new URLSearchParams();
       for (const [k, v] of Object.entries(query)) if (v !== undefined) q.set(k, v);
+      // built from the parts: what parsing the path would give, without the parse
+      const info = resourceRequestInfo(method, path(t.ns, t.name, t.sub), apiVersion, plural, t.ns, t.name ?? '', t.sub ?? '');
+      this.authorize(method, info, q);
       const req: ApiRequest = {
-        // built from the parts: what parsing the path would give, without the parse
-        info: resourceRequestInfo(method, path(t.ns, t.name, t.sub), apiVersion, plural, t.ns, t.name ?? '', t.sub ?? ''),
+        info,
         query: q,
         headers: { 'user-agent': this.userAgent, 'content-type': contentType ?? 'application/json' },
         body,
@@ -93,6 +110,10 @@ export class LocalClient implements Client {
       },
       watch: async (ns, params: WatchParams, onEvent: (ev: ClientWatchEvent) => void) => {
         const info = parseRequestInfo('GET', path(ns), new URLSearchParams({ watch: 'true' }));
+        const q = new URLSearchParams({ watch: 'true' });
+        if (params.fieldSelector) q.set('fieldSelector', params.fieldSelector);
+        if (params.labelSelector) q.set('labelSelector', params.labelSelector);
+        this.authorize('GET', info, q);
         const rs = resolveStore(this.registry, { ...info, verb: 'list' });
         return watchObjects(rs, ns, params, (ev) => onEvent(ev as ClientWatchEvent));
       },

@@ -18,6 +18,7 @@ import { serviceAccountAuthenticator, tokenRequestHandler } from '../apiserver/a
 import { registerPodActions } from '../apiserver/pods/actions.js';
 import { cachedTokenAuthenticator } from '../apiserver/auth/token-cache.js';
 import { serviceAccountAdmission } from '../apiserver/admission/serviceaccount.js';
+import { nodeRestriction } from '../apiserver/admission/node-restriction.js';
 import { defaultTolerationSeconds } from '../apiserver/admission/default-tolerations.js';
 import { podPriorityAdmission, priorityClassAdmission } from '../apiserver/admission/priority.js';
 import { limitRangerAdmission } from '../apiserver/admission/limitranger.js';
@@ -82,6 +83,14 @@ export function buildClusterApi(store: Store, opts: ClusterApiOptions = {}): Clu
   registry.admission.add(namespaceLifecycle(() => registry.mustLookup('', 'v1', 'namespaces')));
   registry.admission.add(priorityClassAdmission());
   registry.admission.add(serviceAccountAdmission(() => registry.mustLookup('', 'v1', 'serviceaccounts')));
+  // kube's order: after ServiceAccount; evictions and token requests are actions, with a chain of their own
+  const restrictNodes = nodeRestriction({
+    pods: () => registry.mustLookup('', 'v1', 'pods'),
+    nodes: () => registry.mustLookup('', 'v1', 'nodes'),
+    authorizer: () => registry.authorizer,
+  });
+  registry.admission.add(restrictNodes);
+  registry.actionAdmission.add(restrictNodes);
   registry.admission.add(defaultTolerationSeconds());
   registry.admission.add(podPriorityAdmission(() => registry.mustLookup('scheduling.k8s.io', 'v1', 'priorityclasses')));
   // kube's order: DefaultStorageClass, StorageObjectInUseProtection, then (validating) PersistentVolumeClaimResize

@@ -24,7 +24,9 @@ import { KubeletMetricsScraper } from '../controllers/metrics-server/scraper.js'
 import type { Registry } from '../apiserver/registry/registry.js';
 import { bigIntToIp, parseCIDR } from '../api/core/service/net.js';
 import { servePodFacingApi } from '../controllers/kubernetes-endpoints.js';
-import { alwaysAllow, RbacAuthorizer } from '../apiserver/auth/rbac-authorizer.js';
+import { buildAuthorizer } from './authorizers.js';
+import { ensureNodeCredential, nodeUser } from '../pki/node-credential.js';
+import { hostname } from 'node:os';
 import type { Containerd } from '../runtime/containerd.js';
 import { ensureFrontProxyPki } from '../pki/front-proxy.js';
 import { extensionAuthenticationConfigMap } from '../apiserver/aggregator/authentication-configmap.js';
@@ -44,8 +46,9 @@ export interface ClusterOptions {
   durability?: 'full' | 'normal';
   /** the Service cluster-IP range (default 10.43.0.0/16) */
   serviceCIDR?: string;
-  /** kube-apiserver's --authorization-mode: RBAC (default) or AlwaysAllow (every authenticated request) */
-  authorizationMode?: 'RBAC' | 'AlwaysAllow';
+  /** kube-apiserver's --authorization-mode: an ordered, comma-separated list of Node, RBAC and AlwaysAllow
+   *  (default Node,RBAC) */
+  authorizationMode?: string;
   /** simulated nodes registered at start (capacity strings as Kubernetes quantities) */
   simulatedNodes?: { count: number; cpu?: string; memory?: string; pods?: string };
   /** run without the controller manager / the scheduler (API-only use, as k3s' --disable-* flags) */
@@ -140,15 +143,15 @@ export class Cluster {
     // one object the aggregator's parts read at each request: a reload replaces its fields in place
     const proxyClientCert = { certPem: frontProxy.client.certPem, keyPem: frontProxy.client.keyPem };
     api.aggregator.useClientCert(proxyClientCert);
-    const rbac = opts.authorizationMode === 'AlwaysAllow' ? undefined : new RbacAuthorizer((plural) => registry.mustLookup('rbac.authorization.k8s.io', 'v1', plural));
-    const authorizer = rbac ?? alwaysAllow;
+    const authz = buildAuthorizer(registry, opts.authorizationMode);
+    const authorizer = authz.authorizer;
     registry.authorizer = authorizer;
     // `authorizer` in admission CEL asks the server's own authorizer (RBAC gives allow or no opinion)
     api.webhooks.authorize = api.policies.authorize = (user, attrs) => {
       const d = authorizer.authorize({ name: user.name, uid: user.uid, groups: user.groups ?? [], extra: user.extra }, attrs);
       return { decision: d.allowed ? 'allow' : 'noopinion', reason: d.reason };
     };
-    if (rbac) stoppers.unshift(() => rbac.stop());
+    stoppers.unshift(() => authz.stop());
     const health = new HealthChecks();
     let bootstrapped = false;
     health.addLive('ping', () => {});
@@ -179,7 +182,7 @@ export class Cluster {
     // after the CRDs: the first autoregistration must not drop the APIServices of CRDs that are still there
     await api.aggregator.start();
     phase('custom resources served');
-    await rbac?.start();
+    await authz.start();
     bootstrapped = true;
     phase('system namespaces ready');
 
@@ -251,6 +254,7 @@ export class Cluster {
     }
     const sim = opts.simulatedNodes;
     const kubeletApi = client.withUserAgent(componentUserAgent('kubelet'));
+    // simulated nodes act with the system user; the real node with its own identity, when the Node authorizer knows it
     const simulated = new SimulatedNodes({ client: kubeletApi, log, capacity: simCapacity(sim) });
     // adopts Nodes added at run time (k1s node add --simulated) even when none are asked for at start
     await simulated.start({ count: sim?.count ?? 0 });
@@ -266,7 +270,14 @@ export class Cluster {
           stoppers.unshift(() => podApi.stop());
         };
         const clusterDNSServiceIP = opts.serviceCIDR ? serviceIPAt(opts.serviceCIDR, 10) : undefined;
-        agent = await NodeAgent.start({ client: kubeletApi, dataDir: opts.dataDir, log, ca: pki.ca, onPodNetwork, clusterDNSServiceIP, ownContainerd, ...opts.agent });
+        const nodeName = (opts.agent?.nodeName ?? hostname()).toLowerCase();
+        // the credential a kubelet joining over HTTPS would present; in process the same user, without the socket
+        await ensureNodeCredential(join(pki.dir, 'nodes'), pki.ca, nodeName);
+        const nodeApi = authz.nodes ? client.asUser(nodeUser(nodeName)).withUserAgent(componentUserAgent('kubelet')) : kubeletApi;
+        agent = await NodeAgent.start({
+          client: nodeApi, addonClient: kubeletApi, dataDir: opts.dataDir, log, ca: pki.ca, onPodNetwork, clusterDNSServiceIP, ownContainerd,
+          ...opts.agent, nodeName,
+        });
       } catch (e) {
         for (const s of stoppers.splice(0)) await Promise.resolve(s()).catch(() => undefined);
         throw e;

@@ -38,6 +38,7 @@ export function reviewAttributes(spec: AccessReview['spec'], namespace?: string)
       namespace: namespace ?? r.namespace ?? '',
       name: r.name ?? '',
       path: '',
+      ...(r.fieldSelector?.rawSelector ? { fieldSelector: r.fieldSelector.rawSelector } : {}),
     };
   }
   const n = spec?.nonResourceAttributes;

@@ -33,7 +33,7 @@ function clusterRoleBinding(name: string, subjects: Subject[]): KObject {
     kind: 'ClusterRoleBinding',
     metadata: meta(name),
     roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name },
-    subjects,
+    ...(subjects.length ? { subjects } : {}),
   } as KObject;
 }
 
@@ -71,8 +71,11 @@ const adminRules: PolicyRule[] = [
   rule(RW, [RBAC_GROUP], ['rolebindings', 'roles']),
 ];
 
-/** the kubelet's role (kube binds it through the Node authorizer; k1s binds it to system:nodes, as kube once did) */
-const nodeRules: PolicyRule[] = [
+/**
+ * The kubelet's rules (bootstrappolicy.NodeRules): the Node authorizer applies them to every node, and the
+ * system:node ClusterRole holds them, bound to no one (kube stopped binding it to system:nodes in 1.8).
+ */
+export const NODE_RULES: readonly PolicyRule[] = [
   rule(['create'], ['authentication.k8s.io'], ['tokenreviews']),
   rule(['create'], ['authorization.k8s.io'], ['localsubjectaccessreviews', 'subjectaccessreviews']),
   rule(READ, [''], ['services']),
@@ -111,7 +114,6 @@ export function bootstrapClusterRoles(): KObject[] {
     clusterRole('system:aggregate-to-admin', adminRules, { labels: { [`${AGG}admin`]: 'true' } }),
     clusterRole('system:aggregate-to-edit', editRules, { labels: { [`${AGG}edit`]: 'true' } }),
     clusterRole('system:aggregate-to-view', viewRules, { labels: { [`${AGG}view`]: 'true' } }),
-    clusterRole('system:node', nodeRules),
     // what kubelets need for TLS bootstrapping and rotation; kube binds none of these by default
     clusterRole('system:node-bootstrapper', [rule(['create', 'get', 'list', 'watch'], ['certificates.k8s.io'], ['certificatesigningrequests'])]),
     clusterRole('system:certificates.k8s.io:certificatesigningrequests:nodeclient', [rule(['create'], ['certificates.k8s.io'], ['certificatesigningrequests/nodeclient'])]),
@@ -119,6 +121,7 @@ export function bootstrapClusterRoles(): KObject[] {
     ...['kube-apiserver-client', 'kube-apiserver-client-kubelet', 'kubelet-serving', 'legacy-unknown'].map((s) =>
       clusterRole(`system:certificates.k8s.io:${s}-approver`, [rule(['approve'], ['certificates.k8s.io'], ['signers'], [`kubernetes.io/${s}`])]),
     ),
+    clusterRole('system:node', [...NODE_RULES]),
     clusterRole('system:auth-delegator', [rule(['create'], ['authentication.k8s.io'], ['tokenreviews']), rule(['create'], ['authorization.k8s.io'], ['subjectaccessreviews'])]),
   ];
 }
@@ -131,6 +134,6 @@ export function bootstrapClusterRoleBindings(): KObject[] {
     clusterRoleBinding('system:basic-user', [group('system:authenticated')]),
     clusterRoleBinding('system:public-info-viewer', [group('system:authenticated'), group('system:unauthenticated')]),
     clusterRoleBinding('system:service-account-issuer-discovery', [group('system:serviceaccounts')]),
-    clusterRoleBinding('system:node', [group('system:nodes')]),
+    clusterRoleBinding('system:node', []),
   ];
 }

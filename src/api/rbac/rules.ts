@@ -39,6 +39,8 @@ export interface RequestAttributes {
   name: string;
   /** non-resource requests */
   path: string;
+  /** a list or watch's field selector as sent (the Node authorizer scopes a node's pod list by spec.nodeName) */
+  fieldSelector?: string;
 }
 
 const has = (list: readonly string[] | undefined, v: string) => !!list && (list.includes('*') || list.includes(v));

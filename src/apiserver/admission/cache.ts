@@ -19,6 +19,8 @@ export class AdmissionCache {
   private changes = 0;
   /** called after the cached objects changed (from the watch) */
   onChange?: () => void;
+  /** called for each object recorded (the first list too): its new state, undefined once deleted */
+  onObject?: (namespace: string, name: string, obj: KObject | undefined) => void;
 
   constructor(private readonly resource: () => ResourceStore) {}
 
@@ -81,10 +83,13 @@ export class AdmissionCache {
       const m = this.byNamespace.get(namespace);
       m?.delete(name);
       if (m?.size === 0) this.byNamespace.delete(namespace);
+      this.onObject?.(namespace, name, undefined);
       return;
     }
     let m = this.byNamespace.get(namespace);
     if (!m) this.byNamespace.set(namespace, (m = new Map()));
-    m.set(name, rs.decodeShared(ev.kv));
+    const obj = rs.decodeShared(ev.kv);
+    m.set(name, obj);
+    this.onObject?.(namespace, name, obj);
   }
 }

@@ -12,6 +12,8 @@ export interface AdmissionAttributes {
   namespace: string;
   /** the subresource written ('status', 'scale', …), '' for the object itself */
   subresource?: string;
+  /** the name in the request's path (actions, deletes): a create's name is the object's */
+  name?: string;
   /** CONNECT: the options kind (PodExecOptions …) and the name of the object connected to */
   connect?: { kind: string; name: string };
 }

@@ -214,6 +214,9 @@ export async function handleResource(registry: Registry, req: ApiRequest): Promi
   if (action) {
     const body = parseRequestBody(rs, req);
     if (!isPlainObject(body)) throw errors.badRequest(`the body of a ${info.subresource} request must be an object`);
+    const object = body as KObject;
+    object.metadata ??= {};
+    await registry.actionAdmission.admit({ ctx, store: rs, operation: 'CREATE', object, namespace: ns, name: info.name, subresource: info.subresource });
     const res = await action({ ctx, store: rs, registry, namespace: ns, name: info.name, body: body as KObject });
     return { code: res.code, body: res.object, output: output.kind === 'yaml' ? output : { kind: 'json' }, warnings: ctx.warnings };
   }

@@ -12,6 +12,8 @@ export class Registry {
   readonly admission = new Admission();
   /** the plugins that see CONNECT requests (pods/exec, attach, portforward): the webhooks and policies */
   readonly connectAdmission = new Admission();
+  /** the plugins that see action subresources (pods/eviction, serviceaccounts/token) as creates: NodeRestriction */
+  readonly actionAdmission = new Admission();
   /** answers the access-review kinds (the same authorizer the API server enforces); unset: system:masters only */
   authorizer?: AccessDecider;
   private readonly stores = new Map<string, ResourceStore>();

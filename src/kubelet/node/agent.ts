@@ -30,13 +30,18 @@ import { startNodeNetworkPolicy, type NetworkPolicyEnforcer } from '../../networ
 import { issueKubeletServingCert, KubeletServer } from '../server.js';
 import type { CertKeyPem } from '../../pki/certs.js';
 import { readMachineInfo } from './machine-info.js';
+import { kubeletMaySetLabel } from '../../api/core/node/kubelet-labels.js';
 import type { NodeHealth } from './status.js';
 
 export { DEFAULT_PAUSE_IMAGE, defaultImagesDir } from './own-containerd.js';
 export const CONTROL_PLANE_LABEL = 'node-role.kubernetes.io/control-plane';
 
 export interface NodeAgentOptions {
+  /** the kubelet's client: the node's own identity, so the Node authorizer and NodeRestriction apply */
   client: Client;
+  /** the node's add-ons (service proxy, network policy, DNS, local-path volumes), which run under identities of
+   *  their own in Kubernetes, and labels a kubelet may not set itself (default: `client`) */
+  addonClient?: Client;
   dataDir: string;
   /** default: the host name, lower-cased */
   nodeName?: string;
@@ -102,6 +107,10 @@ export class NodeAgent {
     return this.kubelet.nodeName;
   }
 
+  private get addons(): Client {
+    return this.opts.addonClient ?? this.opts.client;
+  }
+
   /** what the kubelet's streaming server (KubeletServer) needs: logs, exec, attach, port-forward over CRI */
   streams(): KubeletStreams {
     return criStreams(this.runtime, (ns, name) => this.kubelet.getPod(ns, name));
@@ -165,6 +174,9 @@ export class NodeAgent {
         kubeletPort = await listenPreferred(server, opts.kubeletPort ?? 10250);
         phase(`kubelet API listening on port ${kubeletPort}`);
       }
+      // NodeRestriction keeps a kubelet from setting node-role and most kubernetes.io labels: the control plane
+      // sets them once the Node exists (as kubeadm and k3s' server do)
+      const ownLabels = splitLabels({ [CONTROL_PLANE_LABEL]: 'true', ...(opts.labels ?? {}) });
       const kubelet = new Kubelet({
         kubeletPort,
         client: opts.client,
@@ -173,7 +185,7 @@ export class NodeAgent {
         runtime,
         capacity: machine.capacity,
         allocatable: machine.allocatable,
-        labels: { [CONTROL_PLANE_LABEL]: 'true', ...(opts.labels ?? {}) },
+        labels: ownLabels.kubelet,
         osImage: machine.nodeInfo.osImage,
         log,
         health: () => agent?.health ?? { memoryPressure: false, diskPressure: false, pidPressure: false },
@@ -187,7 +199,9 @@ export class NodeAgent {
       });
       await kubelet.start();
       phase(`node ${nodeName} registered`);
-      agent.localPath = new LocalPathDirs({ client: opts.client, nodeName, storageRoot: opts.storageRoot ?? path.join(opts.dataDir, 'storage'), log });
+      const addons = opts.addonClient ?? opts.client;
+      if (Object.keys(ownLabels.controlPlane).length) await addons.resource('v1', 'nodes').patch('', nodeName, 'merge', { metadata: { labels: ownLabels.controlPlane } });
+      agent.localPath = new LocalPathDirs({ client: addons, nodeName, storageRoot: opts.storageRoot ?? path.join(opts.dataDir, 'storage'), log });
       await agent.localPath.start();
       agent.loops();
       return agent;
@@ -230,9 +244,9 @@ export class NodeAgent {
     if (!cidr || cidr === this.cniCIDR || this.opts.containerRuntimeEndpoint) return;
     // Service routing and DNS first: a sandbox started right after the conflist appears must already get them.
     // Pod traffic is told from other traffic by the node's pod CIDR (kube-proxy's --detect-local-mode=NodeCIDR).
-    this.proxy ??= await startNodeServiceProxy({ client: this.opts.client, nodeName: this.nodeName, clusterCIDR: cidr, bridge: this.opts.bridge, log: this.log });
+    this.proxy ??= await startNodeServiceProxy({ client: this.addons, nodeName: this.nodeName, clusterCIDR: cidr, bridge: this.opts.bridge, log: this.log });
     // NetworkPolicy enforcement before the first sandbox too: a pod is judged as soon as the API has its IP
-    this.networkPolicy ??= await startNodeNetworkPolicy({ client: this.opts.client, nodeName: this.nodeName, bridge: podNetwork(this.opts.bridge).bridge, log: this.log });
+    this.networkPolicy ??= await startNodeNetworkPolicy({ client: this.addons, nodeName: this.nodeName, bridge: podNetwork(this.opts.bridge).bridge, log: this.log });
     await this.startDNS(cidr);
     await this.podNetworkReady(cidr);
     const r = await writeCniConfig({ confDir: containerdPaths(this.opts.dataDir).cniConfDir, podCIDR: cidr, ipamDataDir: ipamDir(this.opts.dataDir), ...podNetwork(this.opts.bridge) });
@@ -250,9 +264,9 @@ export class NodeAgent {
     const gateway = podCidrGateway(cidr);
     try {
       await ensureBridge(bridge, `${gateway}/${cidr.split('/')[1]}`);
-      this.dns = await startNodeDNS({ client: this.opts.client, nodeName: this.nodeName, address: gateway, clusterDomain: this.opts.clusterDomain, serviceIP: this.opts.clusterDNSServiceIP, log: this.log });
+      this.dns = await startNodeDNS({ client: this.addons, nodeName: this.nodeName, address: gateway, clusterDomain: this.opts.clusterDomain, serviceIP: this.opts.clusterDNSServiceIP, log: this.log });
       // pods ask the kube-dns Service IP as in any cluster once the service proxy provably routes it
-      const serviceIP = this.proxy ? await routedClusterDNS(this.proxy, { client: this.opts.client, log: this.log }) : undefined;
+      const serviceIP = this.proxy ? await routedClusterDNS(this.proxy, { client: this.addons, log: this.log }) : undefined;
       if (this.dnsSettings) this.dnsSettings.clusterDNS = [serviceIP ?? gateway];
       this.log(`k1s: agent: cluster DNS serving ${this.opts.clusterDomain ?? 'cluster.local'} on ${gateway}:53${serviceIP ? ` (Service IP ${serviceIP})` : ''}`);
     } catch (e) {
@@ -374,4 +388,11 @@ async function ensureBridge(name: string, address: string): Promise<void> {
   if (addr.exitCode !== 0 && !/exists|already assigned/i.test(addr.stderr)) throw new Error(`ip addr add ${address} dev ${name}: ${addr.stderr}`);
   const up = await execa('ip', ['link', 'set', name, 'up'], { reject: false });
   if (up.exitCode !== 0) throw new Error(`ip link set ${name} up: ${up.stderr}`);
+}
+
+/** the labels a kubelet registers with, and those only the control plane may set */
+function splitLabels(labels: Record<string, string>): { kubelet: Record<string, string>; controlPlane: Record<string, string> } {
+  const out = { kubelet: {} as Record<string, string>, controlPlane: {} as Record<string, string> };
+  for (const [k, v] of Object.entries(labels)) (kubeletMaySetLabel(k) ? out.kubelet : out.controlPlane)[k] = v;
+  return out;
 }
