@@ -7,6 +7,7 @@ import type FastifyFactory from 'fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { YAML } from '../machinery/yaml.js';
 import { goJsonBody, goJsonPretty } from '../machinery/go-json.js';
+import { goParseBool } from './handlers/query-params.js';
 import { errors, StatusError } from '../machinery/errors.js';
 import { PeerIdentityCache } from '../pki/client-auth.js';
 import type { UserInfo } from './context.js';
@@ -88,7 +89,7 @@ function isPretty(req: FastifyRequest): boolean {
   const q = req.url.indexOf('?');
   if (q >= 0 && req.url.includes('pretty', q)) {
     const v = new URLSearchParams(req.url.slice(q + 1)).get('pretty');
-    if (v) return ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v);
+    if (v) return goParseBool(v) ?? false;
   }
   const ua = req.headers['user-agent'] ?? '';
   return ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('Mozilla/5.0');

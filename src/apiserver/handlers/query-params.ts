@@ -11,6 +11,13 @@ export function queryBool(q: URLSearchParams, name: string): boolean | undefined
   return !(l === 'false' || l === '0');
 }
 
+/** Go's strconv.ParseBool (stricter than the codec's booleans: ?pretty, exec's stdin/stdout); undefined if invalid. */
+export function goParseBool(v: string): boolean | undefined {
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(v)) return false;
+  return undefined;
+}
+
 const INT64_MAX = 9223372036854775807n;
 const INT64_MIN = -9223372036854775808n;
 

@@ -2,6 +2,7 @@
 // subresources.go and strategy.go's LogLocation/streamLocation): pods/log as a plain GET, pods/exec, pods/attach and
 // pods/portforward as HTTP upgrades: SPDY/3.1 is piped byte for byte to the kubelet; WebSocket (kubectl ≥ 1.30)
 // is translated to SPDY toward the kubelet (stream-translator.ts).
+import { goParseBool } from '../handlers/query-params.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
@@ -45,8 +46,9 @@ export function resolveContainer(pod: Pod, container: string): string {
 /** Go's strconv.ParseBool, which the query parameter codec uses. */
 function parseBool(v: string | null): boolean | undefined {
   if (v === null) return undefined;
-  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v)) return true;
-  if (['0', 'f', 'F', 'FALSE', 'false', 'False', ''].includes(v)) return false;
+  if (v === '') return false;
+  const b = goParseBool(v);
+  if (b !== undefined) return b;
   throw errors.badRequest(`strconv.ParseBool: parsing ${JSON.stringify(v)}: invalid syntax`);
 }
 
