@@ -2,7 +2,7 @@
 // serves (health, version, discovery, OpenAPI, resources, watch).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
-import type { TLSSocket } from 'node:tls';
+import { DEFAULT_CIPHERS, type TLSSocket } from 'node:tls';
 import type FastifyFactory from 'fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { YAML } from '../machinery/yaml.js';
@@ -31,6 +31,14 @@ import { auditIdOf, type Auditor } from './audit/auditor.js';
 const Fastify = createRequire(import.meta.url)('fastify') as typeof FastifyFactory;
 
 export const maxBodyBytes = 3 * 1024 * 1024;
+
+/**
+ * Node's cipher list at OpenSSL security level 0. Small TLS 1.2 clients (busybox wget in pods, embedded devices)
+ * send no signature_algorithms extension, so RFC 5246 has the server sign its key exchange with SHA-1, which OpenSSL
+ * 3 forbids from level 1 on: such clients got alert 40. Go's TLS, and so kube-apiserver 1.33, allows it; TLS 1.2 stays
+ * the minimum and the cipher list is unchanged.
+ */
+export const tlsCiphers = `${DEFAULT_CIPHERS}:@SECLEVEL=0`;
 
 export interface ApiServerOptions {
   registry: Registry;
@@ -123,7 +131,7 @@ type SchemaCompilers = NonNullable<NonNullable<FastifyServerOptions['schemaContr
 
 export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    https: { key: opts.tls.key, cert: opts.tls.cert, ca: opts.tls.ca, requestCert: true, rejectUnauthorized: false },
+    https: { key: opts.tls.key, cert: opts.tls.cert, ca: opts.tls.ca, requestCert: true, rejectUnauthorized: false, ciphers: tlsCiphers },
     bodyLimit: maxBodyBytes,
     logger: false,
     schemaController: { compilersFactory: lazySchemaCompilers() },

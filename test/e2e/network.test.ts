@@ -207,6 +207,13 @@ test('the kubernetes Service reaches the API server from a pod, authenticated by
   assert.equal(byName.code, 0, byName.stderr);
   assert.match(byName.stdout, /^pod\/client$/m);
   assert.match(byName.stdout, /^pod\/web-1$/m);
+  // busybox wget's own TLS 1.2 (no signature_algorithms extension: the key exchange is signed with SHA-1, as Go's
+  // TLS and so kube-apiserver allow) gets the same answer, by name and by the Service IP
+  for (const host of ['kubernetes.default.svc', '10.149.0.1']) {
+    const wget = await k.run(['exec', 'client', '--', 'sh', '-c', `timeout 5 wget -qO- --header "Authorization: Bearer $(cat ${sa}/token)" https://${host}/api/v1/namespaces/default/pods/client`]);
+    assert.equal(wget.code, 0, wget.stderr);
+    assert.equal(JSON.parse(wget.stdout).metadata.name, 'client');
+  }
   // a token the API server did not sign is refused (401), through the same path
   const forged = await k.run(['exec', 'client', '--', '/kubectl', '--token', 'not-a-token', 'get', 'pods']);
   assert.notEqual(forged.code, 0);
