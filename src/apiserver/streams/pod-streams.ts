@@ -91,10 +91,15 @@ export function podLogQuery(q: URLSearchParams, podName: string): { container: s
 }
 
 /** streamParams: PodExecOptions/PodAttachOptions/PodPortForwardOptions → the kubelet's query. */
+/** `?ports=80,443&ports=8080` as a list */
+function forwardedPorts(q: URLSearchParams): string[] {
+  return q.getAll('ports').flatMap((p) => p.split(',')).filter(Boolean);
+}
+
 export function streamQuery(verb: Verb, q: URLSearchParams): string {
   const out = new URLSearchParams();
   if (verb === 'portforward') {
-    const ports = q.getAll('ports').flatMap((p) => p.split(',')).filter(Boolean);
+    const ports = forwardedPorts(q);
     for (const p of ports) {
       const n = Number(p);
       if (!/^\d+$/.test(p) || n < 1 || n > 65535) throw errors.badRequest(`invalid port ${JSON.stringify(p)}`);
@@ -196,7 +201,7 @@ export class PodStreams {
     const kind = verb === 'exec' ? 'PodExecOptions' : verb === 'attach' ? 'PodAttachOptions' : 'PodPortForwardOptions';
     const object: Record<string, unknown> = { kind, apiVersion: 'v1' };
     if (verb === 'portforward') {
-      const ports = q.getAll('ports').flatMap((p) => p.split(',')).filter((p) => p).map(Number);
+      const ports = forwardedPorts(q).map(Number);
       if (ports.length) object.ports = ports;
     } else {
       for (const f of ['stdin', 'stdout', 'stderr', 'tty'] as const) if (on(f)) object[f] = true;
@@ -248,7 +253,8 @@ export class PodStreams {
       const q = url.searchParams;
       const on = (n: string) => ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(q.get(n) ?? '');
       const streams = { stdin: on('stdin'), stdout: on('stdout'), stderr: on('stderr'), tty: on('tty') };
-      await translateToSpdy({ req, socket, head, verb, protocol: wsProtocol, kubelet: { socket: backend, ...target }, streams });
+      const ports = forwardedPorts(q).map(Number);
+      await translateToSpdy({ req, socket, head, verb, protocol: wsProtocol, kubelet: { socket: backend, ...target }, streams, ports });
     } catch (e) {
       fail(e instanceof StatusError ? e : errors.internal(String((e as Error)?.message ?? e)));
     }

@@ -2,7 +2,8 @@
 // StreamTranslator terminates the WebSocket channel protocol (v5.channel.k8s.io / v4.channel.k8s.io) and opens
 // the remotecommand v4 SPDY streams toward the kubelet; for port-forward the tunnel protocol
 // (SPDY/3.1+portforward.k8s.io) carries the client's own SPDY frames inside binary WebSocket messages, so those
-// bytes are just unwrapped toward the kubelet's SPDY upgrade. The kubelet's upgrade is made first: if it refuses,
+// bytes are just unwrapped toward the kubelet's SPDY upgrade; the older channel protocol for port-forward (the
+// Python client's: a data and an error channel per port of `?ports=`) is mapped onto SPDY stream pairs. The kubelet's upgrade is made first: if it refuses,
 // its answer goes back as plain HTTP (the client's handshake fails and it retries over SPDY).
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
@@ -17,6 +18,8 @@ const wsServerClass = (): typeof WsServer => (createRequire(import.meta.url)('ws
 
 export const TUNNEL_PROTOCOL = 'SPDY/3.1+portforward.k8s.io';
 const CHANNEL_PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io'];
+/** the kubelet's WebSocket port-forward protocols (binary framing) */
+const PORTFORWARD_CHANNEL_PROTOCOLS = ['v4.channel.k8s.io', 'channel.k8s.io'];
 const enum Channel {
   Stdin = 0,
   Stdout = 1,
@@ -37,7 +40,7 @@ export interface KubeletUpgradeTarget {
 /** The subprotocol this server would pick for a WebSocket request of the verb, or undefined (not translatable). */
 export function websocketProtocol(req: IncomingMessage, verb: 'exec' | 'attach' | 'portforward'): string | undefined {
   const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  const supported = verb === 'portforward' ? [TUNNEL_PROTOCOL] : CHANNEL_PROTOCOLS;
+  const supported = verb === 'portforward' ? [TUNNEL_PROTOCOL, ...PORTFORWARD_CHANNEL_PROTOCOLS] : CHANNEL_PROTOCOLS;
   return supported.find((p) => offered.includes(p));
 }
 
@@ -105,6 +108,8 @@ export interface TranslateOptions {
   kubelet: KubeletUpgradeTarget;
   /** the streams the client asked for (exec/attach) */
   streams: { stdin: boolean; stdout: boolean; stderr: boolean; tty: boolean };
+  /** the ports of a port-forward over the channel protocol (`?ports=`) */
+  ports?: number[];
 }
 
 /** Upgrades the kubelet side to SPDY, then the client side to WebSocket, and bridges the two. */
@@ -127,7 +132,8 @@ export async function translateToSpdy(o: TranslateOptions): Promise<void> {
   delete o.req.headers['sec-websocket-protocol'];
   server.once('headers', (headers: string[]) => headers.push(`Sec-WebSocket-Protocol: ${o.protocol}`));
   server.handleUpgrade(o.req, o.socket, o.head, (client: WebSocket) => {
-    if (o.verb === 'portforward') tunnel(client, k, res.rest);
+    if (o.verb === 'portforward' && o.protocol === TUNNEL_PROTOCOL) tunnel(client, k, res.rest);
+    else if (o.verb === 'portforward') portChannels(client, new SpdySession(k, res.rest), o.ports ?? []);
     else channels(client, new SpdySession(k, res.rest), o);
     k.resume();
   });
@@ -150,11 +156,55 @@ function tunnel(client: WebSocket, kubelet: Duplex, rest: Buffer): void {
   kubelet.on('error', close);
 }
 
+/**
+ * Channel messages sent one after another, each written out before the next: one frame per TLS record, as Go's
+ * websocket writer flushes them. Clients that poll the socket and then read one frame (the Python client) would
+ * otherwise leave the last frames (exit status, close) unread in their TLS buffer and hang.
+ */
+function channelSender(client: WebSocket): { send(ch: number, data: Buffer): void; close(): void } {
+  let last = Promise.resolve();
+  const queue = (op: (done: () => void) => void) => {
+    last = last.then(() => new Promise<void>((done) => (client.readyState === client.OPEN ? op(done) : done())));
+  };
+  return {
+    send: (ch, data) => queue((done) => client.send(Buffer.concat([Buffer.from([ch]), data]), () => done())),
+    close: () => queue((done) => {
+      client.close(1000);
+      done();
+    }),
+  };
+}
+
+/**
+ * Port-forward over the channel protocol: port i of `?ports=` has data channel 2i and error channel 2i+1, each
+ * opened with the port number (uint16, little-endian) as the kubelet writes it; each maps to the SPDY error/data
+ * stream pair kubectl's SPDY client would open (requestid i).
+ */
+function portChannels(client: WebSocket, spdy: SpdySession, ports: number[]): void {
+  const { send, close } = channelSender(client);
+  const data = ports.map((port, i) => {
+    const headers = { port: String(port), requestid: String(i) };
+    const error = spdy.open({ streamtype: 'error', ...headers });
+    const stream = spdy.open({ streamtype: 'data', ...headers });
+    const portBytes = Buffer.from([port & 0xff, port >> 8]);
+    send(2 * i, portBytes);
+    send(2 * i + 1, portBytes);
+    stream.on('data', (d) => send(2 * i, d));
+    error.on('data', (d) => send(2 * i + 1, d));
+    return stream;
+  });
+  // x/net/websocket, which kube reads channel frames with, takes text frames as bytes too
+  client.on('message', (msg: Buffer) => {
+    if (msg.length > 1) data[msg[0] >> 1]?.write(msg.subarray(1));
+  });
+  client.on('close', () => spdy.close());
+  client.on('error', () => spdy.close());
+  spdy.on('close', close);
+}
+
 /** v5/v4.channel.k8s.io ↔ remotecommand v4 over SPDY. */
 function channels(client: WebSocket, spdy: SpdySession, o: TranslateOptions): void {
-  const send = (ch: Channel, data: Buffer) => {
-    if (client.readyState === client.OPEN) client.send(Buffer.concat([Buffer.from([ch]), data]));
-  };
+  const { send, close } = channelSender(client);
   const { stdin, stdout, stderr, tty } = o.streams;
   const errStream = spdy.open({ streamtype: 'error' });
   const inStream = stdin ? spdy.open({ streamtype: 'stdin' }) : undefined;
@@ -174,7 +224,7 @@ function channels(client: WebSocket, spdy: SpdySession, o: TranslateOptions): vo
     const body = Buffer.concat(status);
     // v4+: success is a Status too; the kubelet sends failures, so an empty error stream means success
     send(Channel.Error, body.length ? body : Buffer.from('{"metadata":{},"status":"Success"}'));
-    client.close(1000);
+    close();
     spdy.close();
   };
   const maybeFinish = () => {
@@ -202,8 +252,10 @@ function channels(client: WebSocket, spdy: SpdySession, o: TranslateOptions): vo
   errStream.on('end', errEnd).on('reset', errEnd);
   spdy.on('close', () => finish());
 
-  client.on('message', (data: Buffer, isBinary: boolean) => {
-    if (!isBinary || data.length === 0) return;
+  // text frames count as bytes, as x/net/websocket's Message.Receive (kube's reader) takes them: the Python
+  // client writes stdin as text
+  client.on('message', (data: Buffer) => {
+    if (data.length === 0) return;
     const payload = data.subarray(1);
     switch (data[0]) {
       case Channel.Stdin:
