@@ -10,6 +10,8 @@ import { xsalsa20poly1305 } from '@noble/ciphers/salsa.js';
 import { loadEncryptionConfig } from '../../../src/apiserver/encryption/config.js';
 import { KeyTransformers } from '../../../src/storage/encryption/key-transformers.js';
 import { SqliteStore } from '../../../src/storage/sqlite/store.js';
+import { readHistory } from '../../../src/cli/history.js';
+import { openStoreReadonly } from '../../../src/cli/snapshot.js';
 
 const key = (n = 32) => randomBytes(n).toString('base64');
 const dir = mkdtempSync(join(tmpdir(), 'k1s-enc-unit-'));
@@ -184,5 +186,13 @@ describe('the SQLite store with encryption at rest', () => {
     w.stop();
     assert.deepEqual(seen, [`ADDED ${value}`, `DELETED ${value}`]);
     await store.close();
+    // k1s history reads the log itself: decrypted with the configuration, else it names the key
+    const db = openStoreReadonly(join(dir, 'store.db'));
+    try {
+      assert.deepEqual(readHistory(db, K, (k, v) => t.decode(k, v)).map((r) => r.object), [JSON.parse(value), JSON.parse(value)]);
+      assert.deepEqual(readHistory(db, K)[0]!.object, { encrypted: 'k8s:enc:aescbc:v1:key1' });
+    } finally {
+      db.close();
+    }
   });
 });
