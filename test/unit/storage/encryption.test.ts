@@ -168,6 +168,32 @@ describe('the configuration file', () => {
 });
 
 describe('the SQLite store with encryption at rest', () => {
+  it('with the writer thread too: the thread stores the ciphertext, watchers get the value', async () => {
+    const t = transformers(`  - secretbox:\n      keys:\n      - name: k\n        secret: ${key()}\n`);
+    const store = SqliteStore.open({ path: join(dir, 'thread.db'), transformers: t, writer: 'thread' });
+    const seen: string[] = [];
+    const w = store.watch('/registry/core/secrets/', { afterRevision: 0 }, (ev) => seen.push(`${ev.type} ${ev.kv.value}`));
+    const c = await store.create(K, value);
+    assert.ok(c.ok);
+    const u = await store.update(K, value.replace('Secret', 'Secret '), c.kv.modRevision);
+    assert.ok(u.ok);
+    const conflict = await store.update(K, value, c.kv.modRevision);
+    assert.ok(!conflict.ok && conflict.current!.value === value.replace('Secret', 'Secret '));
+    assert.equal((await store.get(K, { revision: c.kv.modRevision }))!.value, value);
+    await store.delete(K);
+    w.stop();
+    assert.deepEqual(seen.map((l) => l.split(' ')[0]), ['ADDED', 'MODIFIED', 'DELETED']);
+    assert.equal(seen[2], `DELETED ${value.replace('Secret', 'Secret ')}`);
+    await store.close();
+    const db = openStoreReadonly(join(dir, 'thread.db'));
+    try {
+      const rows = db.prepare('SELECT value FROM log WHERE key = ?').pluck().all(K) as Buffer[];
+      assert.ok(rows.length === 3 && rows.every((v) => Buffer.isBuffer(v) && v.toString('latin1').startsWith('k8s:enc:secretbox:v1:k:')));
+    } finally {
+      db.close();
+    }
+  });
+
   it('stores ciphertext, serves plain values to get, list and watch, and marks values of an older key stale', async () => {
     const k1 = key();
     const t = transformers(`  - aescbc:\n      keys:\n      - name: key1\n        secret: ${k1}\n  - identity: {}\n`);
