@@ -251,12 +251,18 @@ export class SqliteStore implements Store {
     }
   }
 
-  private async write(op: WriteOp): Promise<WriteResult> {
-    if (this.closed) throw closedError();
-    const r = await this.writer.write(op);
-    // what came from the log is as stored: a delete's last value, a conflict's current one
-    if (!r.ok) return r.current ? { ok: false, current: this.values.decoded(r.current) } : (r as WriteResult);
-    return op.kind === 'delete' ? { ok: true, kv: this.values.decoded(r.kv) } : (r as StoredWriteResult as WriteResult);
+  private write(op: WriteOp): Promise<WriteResult> {
+    if (this.closed) return Promise.reject(closedError());
+    const written = this.writer.write(op);
+    // nothing encrypted: every value is text, the one written or the one read
+    if (this.values.plain) return written as Promise<WriteResult>;
+    return written.then((r) => this.decodedResult(op, r));
+  }
+
+  /** What came from the log is as stored (a delete's last value, a conflict's current one): decrypted. */
+  private decodedResult(op: WriteOp, r: StoredWriteResult): WriteResult {
+    if (!r.ok) return r.current ? { ok: false, current: this.values.decoded(r.current) } : { ok: false };
+    return { ok: true, kv: op.kind === 'delete' ? this.values.decoded(r.kv) : (r.kv as KeyValue) };
   }
 
   /** A batch committed: advance the revision and tell the watchers. */
