@@ -146,6 +146,7 @@ export class SqliteStore implements Store {
     const v = this.reads.storedAt(modRevision);
     return v !== undefined && this.values.stale(key, v);
   }
+
   async revision(key: string): Promise<Revision | undefined> {
     this.checkOpen();
     this.writer.drain();
@@ -295,8 +296,11 @@ export class SqliteStore implements Store {
       return e as WatchEvent; // plain values all: the event as it is
     }
     if (e.type === 'DELETED') {
-      // a delete's values come from the log, as stored; a create's or update's is the value written
-      return { type: e.type, kv: this.values.decodedOrEmpty(e.kv), prev: p && this.values.decodedOrEmpty(p as StoredKeyValue) };
+      // a delete's values come from the log, as stored (both its last one, decrypted once); a create's or
+      // update's is the value written
+      const kv = this.values.decodedOrEmpty(e.kv);
+      if (p === undefined) return { type: e.type, kv };
+      return { type: e.type, kv, prev: p.value === e.kv.value ? { ...p, value: kv.value } : this.values.decodedOrEmpty(p as StoredKeyValue) };
     }
     const kv = e.kv as KeyValue;
     if (p === undefined) return { type: e.type, kv };
