@@ -8,6 +8,10 @@ import { builtinResources } from '../api/index.js';
 import { YAML } from '../machinery/yaml.js';
 import { clusterInfo, resolveName } from './clusters.js';
 import { openStoreReadonly } from './snapshot.js';
+import { existsSync } from 'node:fs';
+import { loadEncryptionConfig } from '../apiserver/encryption/config.js';
+import { KeyTransformers } from '../storage/encryption/key-transformers.js';
+import { secretsEncryptionConfigPath } from '../cluster/secrets-encryption.js';
 
 export interface ResourceRef {
   /** key prefix of its objects, e.g. /registry/apps/deployments/ */
@@ -42,8 +46,9 @@ export function resolveResource(word: string, db?: Database.Database): ResourceR
     const rows = db
       .prepare("SELECT l.value FROM current c JOIN log l ON l.rev = c.rev WHERE c.key >= '/registry/apiextensions.k8s.io/customresourcedefinitions/' AND c.key < '/registry/apiextensions.k8s.io/customresourcedefinitions0'")
       .pluck()
-      .all() as string[];
+      .all() as (string | Uint8Array)[];
     for (const v of rows) {
+      if (typeof v !== 'string') continue; // encrypted at rest ('*.*'): its names are not readable here
       const crd = JSON.parse(v) as { spec: { group: string; scope: string; names: { plural: string; singular?: string; kind: string; shortNames?: string[] } } };
       const n = crd.spec.names;
       candidates.push({ group: crd.spec.group, plural: n.plural, singular: n.singular ?? n.kind.toLowerCase(), kind: n.kind, shortNames: n.shortNames, namespaced: crd.spec.scope === 'Namespaced' });
@@ -57,6 +62,19 @@ export function resolveResource(word: string, db?: Database.Database): ResourceR
   return { prefix: `/registry/${g || 'core'}/${p}/`, namespaced: found.namespaced, kind: found.kind };
 }
 
+/** The cluster's encryption configuration as a decoder (--secrets-encryption, --encryption-provider-config). */
+function encryptionDecoder(dataDir: string, serverArgs: string[]): HistoryDecoder | undefined {
+  const i = serverArgs.indexOf('--encryption-provider-config');
+  const path = serverArgs.includes('--secrets-encryption') ? secretsEncryptionConfigPath(dataDir) : i >= 0 ? serverArgs[i + 1] : undefined;
+  if (!path || !existsSync(path)) return undefined;
+  try {
+    const t = new KeyTransformers(loadEncryptionConfig(path).overrides);
+    return (key, stored) => t.decode(key, stored);
+  } catch {
+    return undefined;
+  }
+}
+
 export interface Revision {
   revision: number;
   createRevision: number;
@@ -65,19 +83,33 @@ export interface Revision {
 }
 
 /** Every revision of key in the log, oldest first (a deleted and re-created object continues its chain). */
-export function readHistory(db: Database.Database, key: string): Revision[] {
+/** A stored value → its JSON text (decrypting values encrypted at rest); throws when it cannot. */
+export type HistoryDecoder = (key: string, stored: string | Uint8Array) => string;
+
+/** The revision's object, or for a value that cannot be decrypted here, which provider and key it is stored under. */
+function objectOf(key: string, stored: string | Uint8Array, decode?: HistoryDecoder): Record<string, unknown> {
+  if (typeof stored === 'string') return JSON.parse(stored) as Record<string, unknown>;
+  try {
+    return JSON.parse(decode ? decode(key, stored) : Buffer.from(stored).toString()) as Record<string, unknown>;
+  } catch {
+    const prefix = /^k8s:enc:[a-z0-9]+:v1:[^:]+/.exec(Buffer.from(stored).subarray(0, 128).toString('latin1'));
+    return { encrypted: prefix ? prefix[0] : 'unreadable' };
+  }
+}
+
+export function readHistory(db: Database.Database, key: string, decode?: HistoryDecoder): Revision[] {
   const rows = db.prepare('SELECT rev, create_rev, prev_rev, deleted, value FROM log WHERE key = ? ORDER BY rev').all(key) as {
     rev: number;
     create_rev: number;
     prev_rev: number;
     deleted: number;
-    value: string;
+    value: string | Uint8Array;
   }[];
   return rows.map((r) => ({
     revision: r.rev,
     createRevision: r.create_rev,
     type: r.deleted ? 'DELETED' : r.create_rev === r.rev ? 'ADDED' : 'MODIFIED',
-    object: JSON.parse(r.value) as Record<string, unknown>,
+    object: objectOf(key, r.value, decode),
   }));
 }
 
@@ -241,7 +273,7 @@ export async function historyCommand(args: string[]): Promise<number> {
     }
     const ns = values.namespace ?? 'default';
     const key = ref.namespaced ? `${ref.prefix}${ns}/${objName}` : `${ref.prefix}${objName}`;
-    const revs = readHistory(db, key);
+    const revs = readHistory(db, key, encryptionDecoder(info.paths.dir, info.state?.serverArgs ?? []));
     if (!revs.length) {
       const where = ref.namespaced ? ` in namespace "${ns}"` : '';
       console.error(`k1s history: no stored revisions of ${ref.kind} "${objName}"${where} (wrong namespace? use -n; or compacted away)`);

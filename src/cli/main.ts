@@ -17,6 +17,7 @@ const commands: Record<string, { summary: string; run: (args: string[]) => Promi
   kubectl: { summary: 'run kubectl against a cluster', run: async (a) => (await import('./kubectl.js')).kubectlCommand(a) },
   snapshot: { summary: "save a cluster's state to a file, or restore one as a new cluster", run: async (a) => (await import('./snapshot.js')).snapshotCommand(a) },
   certs: { summary: "check a cluster's certificates' expiry, or rotate them (same CA)", run: async (a) => (await import('./certs.js')).certsCommand(a) },
+  'secrets-encrypt': { summary: "a cluster's Secrets encryption at rest: status, rotate the key, re-encrypt, prune old keys", run: async (a) => (await import('./secrets-encrypt.js')).secretsEncryptCommand(a) },
   history: { summary: 'every stored revision of an object, with diffs', run: async (a) => (await import('./history.js')).historyCommand(a) },
   completion: { summary: 'print a shell completion script (bash, zsh, fish)', run: async (a) => (await import('./completion.js')).completionCommand(a, summaries()) },
   version: { summary: "print k1s' version (the Kubernetes version it serves)", run: versionCommand },
@@ -50,7 +51,8 @@ async function versionCommand(args: string[]): Promise<number> {
 
 function usage(): string {
   const lines = ['Usage: k1s <command> [flags]', '', 'Commands:'];
-  for (const [name, c] of Object.entries(commands)) lines.push(`  ${name.padEnd(12)} ${c.summary}`);
+  const width = Math.max(12, ...Object.keys(commands).map((n) => n.length + 1));
+  for (const [name, c] of Object.entries(commands)) lines.push(`  ${name.padEnd(width)} ${c.summary}`);
   lines.push(
     '',
     'Examples:',

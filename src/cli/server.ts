@@ -8,6 +8,7 @@ import { Quantity } from '../machinery/quantity.js';
 import { parseCIDR } from '../api/core/service/net.js';
 import { loadAdmissionConfiguration, type PodSecurityConfig } from '../apiserver/admission/pod-security/config.js';
 import { loadAuditPolicy, validateAuditOptions, type AuditOptions } from '../apiserver/audit/options.js';
+import { loadEncryptionConfig } from '../apiserver/encryption/config.js';
 
 const help = `Usage: k1s server [flags]
 
@@ -59,6 +60,12 @@ Flags:
   --audit-log-maxbackup N    keep at most N rotated audit logs (default 0: all)
   --audit-log-maxage DAYS    remove rotated audit logs older than this (default 0: never)
   --audit-log-compress       gzip rotated audit logs
+  --encryption-provider-config FILE  an apiserver.config.k8s.io/v1 EncryptionConfiguration: which resources are
+                             encrypted at rest, with which providers (aescbc, aesgcm, secretbox, identity) and keys;
+                             the first provider writes, all read (see docs/security-encryption.md)
+  --encryption-provider-config-automatic-reload  re-read that file when it changes (SIGHUP: at once)
+  --secrets-encryption       encrypt Secrets at rest with a key k1s generates in DIR/cred (aescbc); manage it with
+                             "k1s secrets-encrypt status|rotate|reencrypt|prune"
   --simulated-nodes N        register N simulated nodes k1s-sim-0… (no container runtime needed; default 0)
   --simulated-node-cpu N     CPU capacity of each simulated node (default 32)
   --simulated-node-memory Q  memory capacity of each simulated node (default 256Gi)
@@ -135,6 +142,9 @@ export async function serverCommand(args: string[]): Promise<number> {
         'audit-log-maxbackup': { type: 'string' },
         'audit-log-maxage': { type: 'string' },
         'audit-log-compress': { type: 'boolean' },
+        'encryption-provider-config': { type: 'string' },
+        'encryption-provider-config-automatic-reload': { type: 'boolean' },
+        'secrets-encryption': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -204,6 +214,23 @@ export async function serverCommand(args: string[]): Promise<number> {
     console.error(`k1s server: ${audit}`);
     return 2;
   }
+  const providerConfig = values['encryption-provider-config'];
+  if (values['encryption-provider-config-automatic-reload'] && providerConfig === undefined) {
+    console.error('k1s server: --encryption-provider-config-automatic-reload must be set with --encryption-provider-config');
+    return 2;
+  }
+  if (values['secrets-encryption'] && providerConfig !== undefined) {
+    console.error('k1s server: --secrets-encryption makes its own encryption configuration (DATA-DIR/cred): leave out --encryption-provider-config, or --secrets-encryption');
+    return 2;
+  }
+  if (providerConfig !== undefined) {
+    try {
+      loadEncryptionConfig(resolve(providerConfig));
+    } catch (e) {
+      console.error(`k1s server: --encryption-provider-config ${providerConfig}: ${(e as Error).message}`);
+      return 1;
+    }
+  }
   // a SIGTERM/SIGINT during start-up (the node agent spawns containerd) is held until start-up ends, so k1s
   // always stops what it started instead of dying with containerd orphaned
   let signalled: string | undefined;
@@ -241,6 +268,11 @@ export async function serverCommand(args: string[]): Promise<number> {
       serviceCIDR: values['service-cidr'],
       podSecurity,
       audit,
+      encryption: {
+        providerConfig: providerConfig === undefined ? undefined : resolve(providerConfig),
+        automaticReload: values['encryption-provider-config-automatic-reload'] ?? false,
+        secretsEncryption: values['secrets-encryption'] ?? false,
+      },
       simulatedNodes: {
         count: simCount,
         cpu: values['simulated-node-cpu'],
@@ -256,8 +288,11 @@ export async function serverCommand(args: string[]): Promise<number> {
     process.off('SIGINT', onInt);
     return 1;
   }
-  // SIGHUP: re-read rotated certificates now (they are also picked up by watching the tls dir)
-  const onHup = () => void cluster.certificates?.reload();
+  // SIGHUP: re-read rotated certificates now, and a followed encryption configuration (they are also picked up by watching the tls dir)
+  const onHup = () => {
+    void cluster.certificates?.reload();
+    if (cluster.encryption?.automaticReload) cluster.encryption.reload();
+  };
   process.on('SIGHUP', onHup);
   await new Promise<void>((resolve) => {
     onSignal = (sig: string) => {

@@ -3,7 +3,7 @@
 // The database is copied with SQLite's online backup API in a single step, i.e. inside one read transaction of
 // the WAL database: the copy is exactly one committed revision even while the server writes (its connections do
 // not lock the file exclusively: they share it with the store's writer or checkpointer thread). Certificates and keys go along, so
-// ServiceAccount tokens and kubeconfigs of the snapshot stay valid.
+// ServiceAccount tokens and kubeconfigs of the snapshot stay valid, and so does the --secrets-encryption key.
 //
 // Restoring is a fork: the objects are those of the snapshot, but what belonged to the running processes of the
 // old cluster is deleted (as real deletes, with revisions, so history and watches stay consistent): Node objects
@@ -101,6 +101,12 @@ export async function saveSnapshot(paths: ClusterPaths, file: string, opts: { se
       // certificates and keys keep their modes (keys 0600) inside the tar
       cpSync(paths.tls, join(stage, 'tls'), { recursive: true });
       files.push('tls');
+    }
+    const cred = join(paths.dir, 'cred');
+    if (existsSync(cred)) {
+      // the --secrets-encryption key: without it the snapshot's Secrets could not be read
+      cpSync(cred, join(stage, 'cred'), { recursive: true });
+      files.push('cred');
     }
     const manifest: SnapshotManifest = {
       format: SNAPSHOT_FORMAT,

@@ -47,6 +47,9 @@ Flags passed to k1s server (see k1s server --help), kept for later starts:
   --audit-log-maxbackup N  rotated audit logs kept (default 0: all)
   --audit-log-maxage DAYS  rotated audit logs removed after this (default 0: never)
   --audit-log-compress     gzip rotated audit logs
+  --encryption-provider-config FILE  an EncryptionConfiguration: resources encrypted at rest, providers, keys
+  --encryption-provider-config-automatic-reload  follow changes of that file
+  --secrets-encryption     encrypt Secrets at rest with a generated key ("k1s secrets-encrypt" manages it)
   -h, --help               show this help
 
 Exit status: 0 ready (or already running), 1 failed to start (the last log lines are printed), 2 usage error.`;
@@ -69,6 +72,9 @@ export const PASS_THROUGH: Record<string, { value: boolean; port?: boolean; path
   'audit-log-maxbackup': { value: true },
   'audit-log-maxage': { value: true },
   'audit-log-compress': { value: false },
+  'encryption-provider-config': { value: true, path: true },
+  'encryption-provider-config-automatic-reload': { value: false },
+  'secrets-encryption': { value: false },
 };
 
 export interface StartFlags {

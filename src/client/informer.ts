@@ -28,6 +28,8 @@ export class Informer extends IndexedCache {
   private starting?: Promise<void>;
   private lastRV = '';
   private restartTimer?: NodeJS.Timeout;
+  /** failed lists in a row: the next retry waits longer */
+  private failures = 0;
 
   constructor(
     private readonly client: Client,
@@ -46,7 +48,12 @@ export class Informer extends IndexedCache {
   }
 
   start(): Promise<void> {
-    this.starting ??= this.listAndWatch();
+    // a failing first list (an object the server cannot decrypt) is retried, as a reflector does: starting waits
+    // for the cache to sync instead of failing whoever started it
+    this.starting ??= this.listAndWatch().catch((e) => {
+      this.failed(e);
+      return this.waitForSync();
+    });
     return this.starting;
   }
 
@@ -124,12 +131,19 @@ export class Informer extends IndexedCache {
     if (this.restartTimer || this.stopped) return;
     this.restartTimer = setTimeout(() => {
       this.restartTimer = undefined;
-      this.listAndWatch().catch((e) => {
-        (this.opts.log ?? console.error)(`k1s: informer ${this.plural}: ${e instanceof StatusError ? e.message : e}`);
-        this.restart();
-      });
-    }, 200);
+      this.listAndWatch().then(
+        () => (this.failures = 0),
+        (e) => this.failed(e),
+      );
+    }, Math.min(200 * 2 ** this.failures, 30_000));
     this.restartTimer.unref?.();
+  }
+
+  /** Logs a failed list or watch and tries again later, backing off up to 30 s. */
+  private failed(e: unknown): void {
+    (this.opts.log ?? console.error)(`k1s: informer ${this.plural}: ${e instanceof StatusError ? e.message : e}`);
+    this.failures++;
+    this.restart();
   }
 
   private apply(key: string, obj: KObject): void {

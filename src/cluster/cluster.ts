@@ -34,6 +34,7 @@ import type { PodSecurityConfig } from '../apiserver/admission/pod-security/conf
 import type { Server as TlsServer } from 'node:tls';
 import { CertificateReloader } from './cert-reload.js';
 import { createAuditor, type AuditOptions } from '../apiserver/audit/options.js';
+import { Encryption, type EncryptionOptions } from './encryption.js';
 
 export interface ClusterOptions {
   dataDir: string;
@@ -68,6 +69,8 @@ export interface ClusterOptions {
   podSecurity?: PodSecurityConfig;
   /** audit logging (--audit-policy-file, --audit-log-*); off without a policy and a log path */
   audit?: AuditOptions;
+  /** encryption at rest (--encryption-provider-config, --secrets-encryption) */
+  encryption?: EncryptionOptions;
 }
 
 export class Cluster {
@@ -75,6 +78,8 @@ export class Cluster {
   agent?: NodeAgent;
   /** re-reads rotated certificates (SIGHUP calls its reload()) */
   certificates?: CertificateReloader;
+  /** encryption at rest, when configured (SIGHUP re-reads its file when it is followed) */
+  encryption?: Encryption;
 
   private constructor(
     readonly opts: ClusterOptions,
@@ -123,9 +128,12 @@ export class Cluster {
     phase(pki.written.length ? `certificates created in ${pki.dir}` : `certificates loaded from ${pki.dir}`);
 
     mkdirSync(join(opts.dataDir, 'db'), { recursive: true, mode: 0o700 });
-    const store = SqliteStore.open({ path: join(opts.dataDir, 'db', 'state.db'), durability: opts.durability });
+    // before the store opens: a bad configuration refuses the start, and nothing is written unencrypted
+    const encryption = opts.encryption ? Encryption.start(opts.dataDir, opts.encryption, log) : undefined;
+    const store = SqliteStore.open({ path: join(opts.dataDir, 'db', 'state.db'), durability: opts.durability, transformers: encryption?.transformers });
     const stoppers: (() => Promise<void> | void)[] = [];
     stoppers.push(() => store.close());
+    if (encryption) stoppers.unshift(() => encryption.stop());
     const compactor = new Compactor(store);
     compactor.start();
     stoppers.unshift(() => compactor.stop());
@@ -159,6 +167,9 @@ export class Cluster {
     health.addLive('etcd', () => {
       store.currentRevision();
     });
+    // kube adds this one check when the configuration is reloaded automatically (it probes KMS plugins, which k1s
+    // has none of: always ok)
+    if (encryption?.automaticReload) health.addLive('kms-providers', () => {});
     health.addReady('poststarthook/k1s-bootstrap-namespaces', () => {
       if (!bootstrapped) throw new Error('not finished');
     });
@@ -301,6 +312,7 @@ export class Cluster {
     const cluster = new Cluster(opts, store, registry, app, pki, url, client, stoppers);
     cluster.agent = agent;
     cluster.certificates = certificates;
+    cluster.encryption = encryption;
     return cluster;
   }
 

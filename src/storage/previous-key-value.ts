@@ -11,10 +11,10 @@ export class PreviousKeyValue implements KeyValue {
     readonly modRevision: number,
     readonly createRevision: number,
     /** the row's value; undefined once compacted away (a watcher that far behind gets '', which decodes to nothing) */
-    private readonly load: (rev: number) => string | undefined,
+    private readonly load: (rev: number, key: string) => string | undefined,
   ) {}
 
   get value(): string {
-    return (this.loaded ??= this.load(this.modRevision) ?? '');
+    return (this.loaded ??= this.load(this.modRevision, this.key) ?? '');
   }
 }

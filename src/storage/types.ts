@@ -98,6 +98,11 @@ export interface Store {
    * and need the stored text only when they have none.
    */
   revision?(key: string): Promise<Revision | undefined>;
+  /**
+   * Whether the stored value of this revision of key would be stored otherwise now (optional): encryption at rest
+   * under an older key, provider or none. An update that changes nothing still writes such a value again.
+   */
+  stale?(key: string, modRevision: number): Promise<boolean>;
   /** Compare-and-swap: succeeds only when the key's modRevision equals expectedRevision. */
   update(key: string, value: string, expectedRevision: number): Promise<WriteResult>;
   /** Deletes the key; with expectedRevision, only if it matches. The result's kv carries the tombstone revision. */

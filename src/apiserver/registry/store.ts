@@ -285,8 +285,9 @@ export class ResourceStore {
       if (deepEqual({ ...obj, metadata: { ...obj.metadata, resourceVersion: undefined, managedFields: undefined } }, {
         ...current,
         metadata: { ...current.metadata, resourceVersion: undefined, managedFields: undefined },
-      })) {
-        // no-op updates do not write (and keep the resourceVersion), as Kubernetes does
+      }) && !(await this.deps.store.stale?.(kv!.key, kv!.modRevision))) {
+        // no-op updates do not write (and keep the resourceVersion), as Kubernetes does, unless the stored value is
+        // stale (encrypted under an older key): rewriting unchanged objects is how they are encrypted anew
         return { object: clone(current), created: false };
       }
       trackManagedFields(this, ctx, { live: current, updated: obj, subresource: opts.subresource });

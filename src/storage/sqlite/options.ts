@@ -1,6 +1,7 @@
 // What SqliteStore can be given, and what it reports after each commit.
 import type { CheckpointInfo } from './checkpoint-thread.js';
 import type { Durability } from './schema.js';
+import type { KeyTransformers } from '../encryption/key-transformers.js';
 
 export type { CheckpointInfo };
 
@@ -35,6 +36,11 @@ export interface SqliteStoreOptions {
    * 1000 pages, as SQLite does by default.
    */
   checkpointer?: 'thread' | 'inline';
+  /**
+   * Encryption at rest (--encryption-provider-config): values are transformed on their way into the log and back,
+   * so that watchers, lists and the callers' caches only ever see plain values while the file holds ciphertext.
+   */
+  transformers?: KeyTransformers;
 }
 
 export interface CommitInfo {

@@ -5,11 +5,22 @@ import type Database from 'better-sqlite3';
 import { keyRange, type KeyRange } from '../key-range.js';
 import type { KeyValue, Revision, WatchEvent } from '../types.js';
 
+/** A value as the log holds it: JSON text, or (encrypted at rest) a transformer's bytes, a BLOB. */
+export type StoredValue = string | Uint8Array;
+
+/** A key's revision with its value as stored. */
+export interface StoredKeyValue extends Omit<KeyValue, 'value'> {
+  value: StoredValue;
+}
+
+/** Stored value → the value (decryption at rest); throws when no transformer can read it. */
+export type ValueDecoder = (key: string, stored: StoredValue) => string;
+
 interface ValueRow {
   key: string;
   rev: number;
   create_rev: number;
-  value: string;
+  value: StoredValue;
 }
 
 interface LogRow extends ValueRow {
@@ -20,7 +31,7 @@ interface ReplayRow extends LogRow {
   p_rev: number | null;
   p_create_rev: number | null;
   p_deleted: number | null;
-  p_value: string | null;
+  p_value: StoredValue | null;
 }
 
 export interface Page {
@@ -29,7 +40,7 @@ export interface Page {
   remaining: number;
 }
 
-export function toKeyValue(r: ValueRow): KeyValue {
+export function toStoredKeyValue(r: ValueRow): StoredKeyValue {
   return { key: r.key, value: r.value, modRevision: r.rev, createRevision: r.create_rev };
 }
 
@@ -53,7 +64,10 @@ export class SqliteReads {
   private readonly getValue: Database.Statement;
   private readonly replayRows: Database.Statement;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly decode: ValueDecoder,
+  ) {
     this.getLatest = db.prepare(LATEST_ONE);
     this.getLatestRevision = db.prepare(LATEST_REVISION);
     this.getRevisionAt = db.prepare('SELECT rev, create_rev, deleted FROM log WHERE key = ? AND rev <= ? ORDER BY prev_rev DESC LIMIT 1');
@@ -74,7 +88,11 @@ export class SqliteReads {
 
   latest(key: string): KeyValue | undefined {
     const r = this.getLatest.get(key) as ValueRow | undefined;
-    return r && toKeyValue(r);
+    return r && this.toKeyValue(r);
+  }
+
+  private toKeyValue(r: ValueRow): KeyValue {
+    return { key: r.key, value: this.decode(r.key, r.value), modRevision: r.rev, createRevision: r.create_rev };
   }
 
   latestRevision(key: string): Revision | undefined {
@@ -88,13 +106,19 @@ export class SqliteReads {
   }
 
   /** The value of the log row of revision `rev` (a tombstone's is the last value); undefined once compacted. */
-  valueAt(rev: number): string | undefined {
-    return this.getValue.get(rev) as string | undefined;
+  valueAt(rev: number, key: string): string | undefined {
+    const v = this.storedAt(rev);
+    return v === undefined ? undefined : this.decode(key, v);
+  }
+
+  /** valueAt as stored. */
+  storedAt(rev: number): StoredValue | undefined {
+    return this.getValue.get(rev) as StoredValue | undefined;
   }
 
   at(key: string, rev: number): KeyValue | undefined {
     const r = this.getAtRev.get(key, rev) as LogRow | undefined;
-    return r && !r.deleted ? toKeyValue(r) : undefined;
+    return r && !r.deleted ? this.toKeyValue(r) : undefined;
   }
 
   /** One page of keys under prefix; rev undefined reads the latest state. */
@@ -114,7 +138,7 @@ export class SqliteReads {
       const rest = { from: rows[rows.length - 1]!.key, exclusive: true, end: range.end };
       remaining = this.countRange(rest, opts.rev);
     }
-    return { kvs: rows.map(toKeyValue), more, remaining };
+    return { kvs: rows.map((r) => this.toKeyValue(r)), more, remaining };
   }
 
   count(prefix: string, rev?: number): number {
@@ -129,10 +153,10 @@ export class SqliteReads {
     const end = keyRange(prefix).end;
     const rows = this.replayRows.all({ after, through, prefix, end }) as ReplayRow[];
     return rows.map((r) => {
-      const kv = toKeyValue(r);
+      const kv = this.toKeyValue(r);
       const prev: KeyValue | undefined =
         r.p_rev !== null && !r.p_deleted
-          ? { key: r.key, value: r.p_value!, modRevision: r.p_rev, createRevision: r.p_create_rev! }
+          ? { key: r.key, value: this.decode(r.key, r.p_value!), modRevision: r.p_rev, createRevision: r.p_create_rev! }
           : undefined;
       if (r.deleted) return prev ? { type: 'DELETED', kv, prev } : { type: 'DELETED', kv };
       if (r.create_rev === r.rev || !prev) return { type: 'ADDED', kv };

@@ -13,7 +13,9 @@ import type { CommitInfo, SqliteStoreOptions } from './options.js';
 import { openDatabase, readCurrentRevision, readMeta } from './schema.js';
 import { ThreadWriter } from './thread.js';
 import { InlineWriter, type Committed, type StoreWriter } from './writer.js';
-import type { WriteOp, WrittenEvent } from './writes.js';
+import type { StoredWriteResult, WriteOp, WrittenEvent } from './writes.js';
+import type { StoredKeyValue } from './reads.js';
+import { StoredValues } from './values.js';
 import { PreviousKeyValue } from '../previous-key-value.js';
 import {
   StoreError,
@@ -50,6 +52,8 @@ export class SqliteStore implements Store {
   private readonly trace: boolean;
   private readonly onCommit: ((info: CommitInfo) => void) | undefined;
   private readonly compactionChunk: number;
+  /** plain or encrypted at rest */
+  private readonly values: StoredValues;
   private rev: number;
   private compacted: number;
   private closed = false;
@@ -67,7 +71,8 @@ export class SqliteStore implements Store {
     this.onCommit = opts.onCommit;
     this.compactionChunk = opts.compactionChunk ?? 10_000;
     this.recent = new RecentRevisions(opts.recentRevisions ?? 65_536);
-    this.reads = new SqliteReads(db);
+    this.values = new StoredValues(opts.transformers);
+    this.reads = new SqliteReads(db, this.values.decode);
     this.maxLogRev = db.prepare('SELECT max(rev) FROM log').pluck();
     this.rev = readCurrentRevision(db);
     this.compacted = readMeta(db, 'compacted');
@@ -120,15 +125,26 @@ export class SqliteStore implements Store {
   }
 
   create(key: string, value: string): Promise<WriteResult> {
-    return this.write({ kind: 'create', key, value });
+    return this.write({ kind: 'create', key, value, stored: this.values.encode(key, value) });
   }
 
   update(key: string, value: string, expectedRevision: number): Promise<WriteResult> {
-    return this.write({ kind: 'update', key, value, expectedRevision });
+    return this.write({ kind: 'update', key, value, expectedRevision, stored: this.values.encode(key, value) });
   }
 
   delete(key: string, opts: { expectedRevision?: number } = {}): Promise<WriteResult> {
     return this.write({ kind: 'delete', key, expectedRevision: opts.expectedRevision });
+  }
+
+  /**
+   * Whether the stored value of this revision is not what a write would store now (written under an older key or
+   * provider, or before encryption was configured): an update that changes nothing rewrites it, as kube's does.
+   */
+  async stale(key: string, modRevision: number): Promise<boolean> {
+    this.checkOpen();
+    if (this.values.plain) return false;
+    const v = this.reads.storedAt(modRevision);
+    return v !== undefined && this.values.stale(key, v);
   }
 
   async revision(key: string): Promise<Revision | undefined> {
@@ -238,7 +254,16 @@ export class SqliteStore implements Store {
 
   private write(op: WriteOp): Promise<WriteResult> {
     if (this.closed) return Promise.reject(closedError());
-    return this.writer.write(op);
+    const written = this.writer.write(op);
+    // nothing encrypted: every value is text, the one written or the one read
+    if (this.values.plain) return written as Promise<WriteResult>;
+    return written.then((r) => this.decodedResult(op, r));
+  }
+
+  /** What came from the log is as stored (a delete's last value, a conflict's current one): decrypted. */
+  private decodedResult(op: WriteOp, r: StoredWriteResult): WriteResult {
+    if (!r.ok) return r.current ? { ok: false, current: this.values.decoded(r.current) } : { ok: false };
+    return { ok: true, kv: op.kind === 'delete' ? this.values.decoded(r.kv) : (r.kv as KeyValue) };
   }
 
   /** A batch committed: advance the revision and tell the watchers. */
@@ -267,11 +292,30 @@ export class SqliteStore implements Store {
 
   private watchEvent(e: WrittenEvent): WatchEvent {
     const p = e.prev;
-    if (p === undefined || p.value !== undefined) return e as WatchEvent;
-    return { type: e.type, kv: e.kv, prev: new PreviousKeyValue(p.key, p.modRevision, p.createRevision, this.loadValue) };
+    if (this.values.plain && typeof e.kv.value === 'string' && (p === undefined || typeof p.value === 'string')) {
+      return e as WatchEvent; // plain values all: the event as it is
+    }
+    if (e.type === 'DELETED') {
+      // a delete's values come from the log, as stored (both its last one, decrypted once); a create's or
+      // update's is the value written
+      const kv = this.values.decodedOrEmpty(e.kv);
+      if (p === undefined) return { type: e.type, kv };
+      return { type: e.type, kv, prev: p.value === e.kv.value ? { ...p, value: kv.value } : this.values.decodedOrEmpty(p as StoredKeyValue) };
+    }
+    const kv = e.kv as KeyValue;
+    if (p === undefined) return { type: e.type, kv };
+    if (p.value !== undefined) return { type: e.type, kv, prev: this.values.decodedOrEmpty(p as StoredKeyValue) };
+    return { type: e.type, kv, prev: new PreviousKeyValue(p.key, p.modRevision, p.createRevision, this.loadValue) };
   }
 
-  private readonly loadValue = (rev: number): string | undefined => (this.closed ? undefined : this.reads.valueAt(rev));
+  private readonly loadValue = (rev: number, key: string): string | undefined => {
+    if (this.closed) return undefined;
+    try {
+      return this.reads.valueAt(rev, key);
+    } catch {
+      return undefined;
+    }
+  };
 
   /**
    * Runs a read of the latest state so that it sees exactly revision this.rev. With a writer thread, the file may

@@ -2,14 +2,13 @@
 // the event loop go to the thread as one message; the thread answers in order, and each answer is handled here:
 // the store is told about the commit (revision, watch events) before the writers' promises settle.
 import { receiveMessageOnPort, type MessagePort, type Worker } from 'node:worker_threads';
-import type { WriteOp } from './writes.js';
+import type { StoredWriteResult, WriteOp } from './writes.js';
 import type { StoreWriter, WriterOptions } from './writer.js';
 import { spawnWriter, type Reply, type Request, type WriterConfig } from './worker.js';
-import type { WriteResult } from '../types.js';
 
 interface Queued {
   op: WriteOp;
-  resolve(r: WriteResult): void;
+  resolve(r: StoredWriteResult): void;
   reject(e: unknown): void;
 }
 
@@ -50,7 +49,7 @@ export class ThreadWriter implements StoreWriter {
     this.updateRef();
   }
 
-  write(op: WriteOp): Promise<WriteResult> {
+  write(op: WriteOp): Promise<StoredWriteResult> {
     if (this.failure) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
       this.queue.push({ op, resolve, reject });

@@ -14,8 +14,8 @@ import type Database from 'better-sqlite3';
 import { runCheckpointer, type CheckpointerConfig, type CheckpointerData } from './checkpoint-thread.js';
 import { SqliteCompaction } from './compaction.js';
 import { openDatabase, readCurrentRevision, type Durability } from './schema.js';
-import { SqliteWrites, type Applied, type WriteOp, type WrittenEvent, batchTransaction, type BatchTransaction } from './writes.js';
-import { errorMessage, type WriteResult } from '../types.js';
+import { SqliteWrites, type Applied, type StoredWriteResult, type WriteOp, type WrittenEvent, batchTransaction, type BatchTransaction } from './writes.js';
+import { errorMessage } from '../types.js';
 
 export type Request =
   | { t: 'write'; id: number; ops: WriteOp[] }
@@ -24,7 +24,7 @@ export type Request =
   | { t: 'close'; id: number };
 
 /** a write's result, or the message of the error that made it fail */
-export type Outcome = WriteResult | { error: string };
+export type Outcome = StoredWriteResult | { error: string };
 
 export type Reply =
   | { t: 'committed'; ids: number[]; outcomes: Outcome[][]; ops: number; events: WrittenEvent[]; ms: number }

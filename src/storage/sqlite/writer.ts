@@ -4,8 +4,7 @@
 import type Database from 'better-sqlite3';
 import { GroupCommit } from '../group-commit.js';
 import { SqliteCompaction } from './compaction.js';
-import { SqliteWrites, type WriteOp, type WrittenEvent, batchTransaction, type BatchTransaction } from './writes.js';
-import type { WriteResult } from '../types.js';
+import { SqliteWrites, type StoredWriteResult, type WriteOp, type WrittenEvent, batchTransaction, type BatchTransaction } from './writes.js';
 
 /** One committed transaction. */
 export interface Committed {
@@ -18,7 +17,7 @@ export interface Committed {
 }
 
 export interface StoreWriter {
-  write(op: WriteOp): Promise<WriteResult>;
+  write(op: WriteOp): Promise<StoredWriteResult>;
   /** compacts (lo, hi] in one transaction; resolves to the number of rows removed */
   compactRange(lo: number, hi: number): Promise<number>;
   /** gives freed pages back and empties the WAL */
@@ -41,7 +40,7 @@ export interface WriterOptions {
 export class InlineWriter implements StoreWriter {
   private readonly writes: SqliteWrites;
   private readonly compaction: SqliteCompaction;
-  private readonly commits: GroupCommit<WriteOp, WriteResult>;
+  private readonly commits: GroupCommit<WriteOp, StoredWriteResult>;
   private readonly applyBatch: BatchTransaction;
 
   constructor(
@@ -54,7 +53,7 @@ export class InlineWriter implements StoreWriter {
     this.commits = new GroupCommit({ commit: (ops) => this.commitBatch(ops), maxBatch: opts.maxBatch });
   }
 
-  write(op: WriteOp): Promise<WriteResult> {
+  write(op: WriteOp): Promise<StoredWriteResult> {
     return this.commits.enqueue(op);
   }
 
@@ -82,7 +81,7 @@ export class InlineWriter implements StoreWriter {
   drain(): void {}
 
   /** Runs one batch as one transaction (one fsync). */
-  private commitBatch(ops: WriteOp[]): WriteResult[] {
+  private commitBatch(ops: WriteOp[]): StoredWriteResult[] {
     const t0 = performance.now();
     const applied = this.applyBatch.immediate(ops, this.opts.nextRevision());
     const events: WrittenEvent[] = [];

@@ -1,13 +1,20 @@
 // Applying writes inside a transaction. Ops of a batch are applied one after another against the state left by
 // the previous ones, so compare-and-swap checks are exactly as if each write had its own transaction.
 import type Database from 'better-sqlite3';
-import { LATEST_ONE, LATEST_REVISION, toKeyValue } from './reads.js';
-import type { KeyValue, WatchEventType, WriteResult } from '../types.js';
+import { LATEST_ONE, LATEST_REVISION, toStoredKeyValue, type StoredKeyValue, type StoredValue } from './reads.js';
+import type { WatchEventType } from '../types.js';
 
+/**
+ * `value` is what watchers and the writer see; `stored`, when given, is what the log holds instead (the value
+ * encrypted at rest), so that a commit's events need no decryption.
+ */
 export type WriteOp =
-  | { kind: 'create'; key: string; value: string }
-  | { kind: 'update'; key: string; value: string; expectedRevision: number }
+  | { kind: 'create'; key: string; value: string; stored?: StoredValue }
+  | { kind: 'update'; key: string; value: string; expectedRevision: number; stored?: StoredValue }
   | { kind: 'delete'; key: string; expectedRevision?: number };
+
+/** A write's result; values read from the log (a delete's last value, a conflict's current one) as stored. */
+export type StoredWriteResult = { ok: true; kv: StoredKeyValue } | { ok: false; current?: StoredKeyValue };
 
 /**
  * A committed change as the writer knows it. An update's previous value is not read: watchers mostly have that
@@ -15,12 +22,12 @@ export type WriteOp =
  */
 export interface WrittenEvent {
   type: WatchEventType;
-  kv: KeyValue;
-  prev?: Omit<KeyValue, 'value'> & { value?: string };
+  kv: StoredKeyValue;
+  prev?: Omit<StoredKeyValue, 'value'> & { value?: StoredValue };
 }
 
 export interface Applied {
-  result: WriteResult;
+  result: StoredWriteResult;
   /** the change, when the write succeeded */
   event?: WrittenEvent;
 }
@@ -29,7 +36,7 @@ interface CurrentRow {
   key: string;
   rev: number;
   create_rev: number;
-  value: string;
+  value: StoredValue;
 }
 
 export class SqliteWrites {
@@ -61,12 +68,12 @@ export class SqliteWrites {
     const lastRev = this.lastRev.get(op.key) as number | undefined;
     if (lastRev !== undefined) {
       const row = this.getCurrent.get(op.key) as CurrentRow | undefined;
-      if (row) return { result: { ok: false, current: toKeyValue(row) } };
+      if (row) return { result: { ok: false, current: toStoredKeyValue(row) } };
     }
     // A re-created key continues its chain after the tombstone, keeping (key, prev_rev) unique.
-    this.insertLog.run(rev, op.key, rev, lastRev ?? 0, 0, op.value);
+    this.insertLog.run(rev, op.key, rev, lastRev ?? 0, 0, op.stored ?? op.value);
     this.insertCurrent.run(op.key, rev);
-    const kv: KeyValue = { key: op.key, value: op.value, modRevision: rev, createRevision: rev };
+    const kv: StoredKeyValue = { key: op.key, value: op.value, modRevision: rev, createRevision: rev };
     return { result: { ok: true, kv }, event: { type: 'ADDED', kv } };
   }
 
@@ -76,13 +83,13 @@ export class SqliteWrites {
     if (op.kind === 'update') {
       const cur = this.getCurrentRevision.get(op.key) as { rev: number; create_rev: number } | undefined;
       if (!cur || cur.rev !== op.expectedRevision) return { result: this.conflict(op.key) };
-      this.insertLog.run(rev, op.key, cur.create_rev, cur.rev, 0, op.value);
+      this.insertLog.run(rev, op.key, cur.create_rev, cur.rev, 0, op.stored ?? op.value);
       this.updateCurrent.run(rev, op.key);
-      const kv: KeyValue = { key: op.key, value: op.value, modRevision: rev, createRevision: cur.create_rev };
+      const kv: StoredKeyValue = { key: op.key, value: op.value, modRevision: rev, createRevision: cur.create_rev };
       return { result: { ok: true, kv }, event: { type: 'MODIFIED', kv, prev: { key: op.key, modRevision: cur.rev, createRevision: cur.create_rev } } };
     }
     const row = this.getCurrent.get(op.key) as CurrentRow | undefined;
-    const cur = row && toKeyValue(row);
+    const cur = row && toStoredKeyValue(row);
     switch (op.kind) {
       case 'delete': {
         if (!cur) return { result: { ok: false } };
@@ -91,16 +98,16 @@ export class SqliteWrites {
         }
         this.insertLog.run(rev, op.key, cur.createRevision, cur.modRevision, 1, cur.value);
         this.deleteCurrent.run(op.key);
-        const kv: KeyValue = { key: op.key, value: cur.value, modRevision: rev, createRevision: cur.createRevision };
+        const kv: StoredKeyValue = { key: op.key, value: cur.value, modRevision: rev, createRevision: cur.createRevision };
         return { result: { ok: true, kv }, event: { type: 'DELETED', kv, prev: cur } };
       }
     }
   }
 
   /** A failed precondition: the key's current value, if any. */
-  private conflict(key: string): WriteResult {
+  private conflict(key: string): StoredWriteResult {
     const row = this.getCurrent.get(key) as CurrentRow | undefined;
-    return row ? { ok: false, current: toKeyValue(row) } : { ok: false };
+    return row ? { ok: false, current: toStoredKeyValue(row) } : { ok: false };
   }
 }
 

@@ -8,7 +8,7 @@ test('every command has --help with Examples, and the completion table matches i
   const { k1s, env } = fixture(t);
   const top = await run(k1s, ['--help'], { env });
   assert.equal(top.code, 0);
-  const commands = [...top.stdout.matchAll(/^  ([a-z]+) {2,}/gm)].map((m) => m[1]!).filter((c) => !c.startsWith('k1s'));
+  const commands = [...top.stdout.matchAll(/^  ([a-z][a-z-]*) {2,}/gm)].map((m) => m[1]!).filter((c) => !c.startsWith('k1s'));
   assert.deepEqual(commands.sort(), Object.keys(COMMAND_SPECS).sort());
   const check = async (c: string) => {
     const r = await run(k1s, [c, '--help'], { env });
