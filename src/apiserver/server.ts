@@ -327,5 +327,7 @@ function answerMalformedRequest(err: NodeJS.ErrnoException, socket: Socket): voi
   const status = err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
   const body = err.code === 'HPE_INVALID_HEADER_TOKEN' && /value/i.test(err.message) ? `${status}: invalid header value` : status;
   if (!socket.writable) return void socket.destroy();
-  socket.end(`HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${body}`, () => socket.destroy());
+  socket.end(`HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
+  // Go's closeWriteAndWait: a moment for the client to read the answer before the rest of its request is refused
+  setTimeout(() => socket.destroy(), 500).unref();
 }
