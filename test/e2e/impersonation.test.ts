@@ -173,6 +173,12 @@ describe('impersonation over HTTP', () => {
     assert.equal(ev.annotations['authorization.k8s.io/decision'], 'allow');
   });
 
+  it('applies to watches', async () => {
+    const r = await call(server, 'GET', '/api/v1/namespaces/imp/pods?watch=true', { token: impToken, headers: { 'impersonate-user': 'jane' } });
+    assert.equal(r.code, 403);
+    assert.equal(r.json!.message, 'pods is forbidden: User "jane" cannot watch resource "pods" in API group "" in the namespace "imp"');
+  });
+
   it('answers groups, extras or a uid without a user with kube\'s internal error text', async () => {
     const r = await call(server, 'GET', '/api/v1/namespaces?limit=1', { headers: { 'impersonate-group': 'devs' } });
     assert.equal(r.code, 500);
