@@ -2,14 +2,14 @@
 // serves (health, version, discovery, OpenAPI, resources, watch).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
-import { DEFAULT_CIPHERS, type TLSSocket } from 'node:tls';
+import { DEFAULT_CIPHERS } from 'node:tls';
+import type { Socket } from 'node:net';
 import type FastifyFactory from 'fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { YAML } from '../machinery/yaml.js';
 import { goJsonBody, goJsonPretty } from '../machinery/go-json.js';
 import { goParseBool } from './handlers/query-params.js';
 import { errors, StatusError } from '../machinery/errors.js';
-import { PeerIdentityCache } from '../pki/client-auth.js';
 import type { UserInfo } from './context.js';
 import { handleResource, type ApiRequest } from './handlers/rest.js';
 import { HealthChecks } from './health.js';
@@ -26,6 +26,8 @@ import { jsonOf } from './registry/stored-json.js';
 import type { Aggregator } from './aggregator/aggregator.js';
 import { writeRawResponse } from './streams/upgrade-proxy.js';
 import { auditIdOf, type Auditor } from './audit/auditor.js';
+import { Authenticator } from './auth/authentication.js';
+import { impersonate, internalErrorText } from './auth/impersonation.js';
 
 // require() rather than import: the ESM loader scans a CommonJS package for named exports first (~15 ms here).
 const Fastify = createRequire(import.meta.url)('fastify') as typeof FastifyFactory;
@@ -45,8 +47,13 @@ export interface ApiServerOptions {
   tls: { key: string; cert: string; ca: string };
   health: HealthChecks;
   watch?: WatchStreamOptions;
-  /** extra bearer-token authenticators (service accounts come later) */
+  /** bearer-token authentication (service account tokens) */
   authenticateToken?: (token: string) => Promise<UserInfo | undefined>;
+  /**
+   * --anonymous-auth: requests without credentials run as system:anonymous (system:unauthenticated) and are
+   * authorized like any other; off (the default here, for servers built without an authorizer): they get 401
+   */
+  anonymousAuth?: boolean;
   version: Record<string, string>;
   /** the kubelet-client certificate for pods/log, exec, attach, portforward (issueKubeletClientCert) */
   kubeletClient?: KubeletClientTls;
@@ -58,12 +65,11 @@ export interface ApiServerOptions {
   audit?: Auditor;
 }
 
-const publicPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/version/']);
-
-function isPublic(path: string): boolean {
-  if (publicPaths.has(path)) return true;
-  return /^\/(healthz|livez|readyz)\//.test(path);
-}
+/**
+ * Go's http.Server reads at most MaxHeaderBytes (1 MiB) plus 4 KiB of request head: kubectl's large tokens and
+ * long Impersonate-Group lists fit, as with kube; node's own default is 16 KiB.
+ */
+export const maxHeaderBytes = (1 << 20) + 4096;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -131,7 +137,8 @@ type SchemaCompilers = NonNullable<NonNullable<FastifyServerOptions['schemaContr
 
 export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    https: { key: opts.tls.key, cert: opts.tls.cert, ca: opts.tls.ca, requestCert: true, rejectUnauthorized: false, ciphers: tlsCiphers },
+    https: { key: opts.tls.key, cert: opts.tls.cert, ca: opts.tls.ca, requestCert: true, rejectUnauthorized: false, maxHeaderSize: maxHeaderBytes, ciphers: tlsCiphers } as never,
+    clientErrorHandler: answerMalformedRequest,
     bodyLimit: maxBodyBytes,
     logger: false,
     schemaController: { compilersFactory: lazySchemaCompilers() },
@@ -145,6 +152,8 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
       void sendStatus(reply, errors.badRequest(msg));
     },
   });
+  // node drops headers after the 2000th; Go keeps all that fit in the head's byte limit, and so does k1s
+  app.server.maxHeadersCount = 0;
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBodyBytes }, (_req, body, done) => done(null, body));
 
@@ -158,43 +167,41 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
     void sendStatus(reply, new StatusError(404, 'NotFound', 'the server could not find the requested resource', {}));
   });
 
-  const peers = new PeerIdentityCache();
+  const authenticator = new Authenticator({ authenticateToken: opts.authenticateToken, anonymous: opts.anonymousAuth ?? false });
   const audit = opts.audit;
   // Callback style, not async: a client certificate is checked without a promise on every request.
+  // kube's order: authentication, audit, impersonation, authorization, then the handler (or the aggregator's proxy).
   app.addHook('onRequest', (req, reply, done) => {
     const auditID = auditIdOf(req);
     reply.raw.setHeader('Audit-Id', auditID);
-    const admit = (user: UserInfo | undefined): void => {
-      if (user) {
-        req.k1sUser = user;
-        if (audit) audit.begin(req, reply, auditID, attributesOf(req), user);
-        if (opts.authorizer) {
-          req.k1sInfo ??= parseRequest(req.method, req.url);
-          const denied = authorize(opts.authorizer, user, req.method, req.k1sInfo, req);
-          if (denied) {
-            void sendStatus(reply, denied);
-            return;
-          }
-        } else req.k1sAudit?.authorized(true, '');
-        // the aggregator sits in front of every other handler: a remote group version's requests are proxied as they come
-        const remote = opts.aggregator?.proxy?.match(req.url);
-        if (remote) {
-          reply.hijack();
-          void opts.aggregator!.proxy!.serve(req.raw, reply.raw, remote, user);
-          return;
-        }
-      } else if (!isPublic(req.url.split('?')[0])) {
+    const admit = (requestor: UserInfo | undefined): void => {
+      if (!requestor) {
         audit?.begin(req, reply, auditID, attributesOf(req), undefined);
         void sendStatus(reply, errors.unauthorized());
         return;
-      } else if (audit) {
-        // public paths are served to anyone, audited as kube's anonymous user
-        const a = audit.begin(req, reply, auditID, attributesOf(req), ANONYMOUS);
-        if (a) a.authorized(true, opts.authorizer?.authorize(ANONYMOUS, attributesOf(req)).reason ?? '');
+      }
+      if (audit) audit.begin(req, reply, auditID, attributesOf(req), requestor);
+      const as = impersonate(requestor, req.raw.rawHeaders, opts.authorizer);
+      if (as && 'forbidden' in as) return void sendStatus(reply, as.forbidden);
+      if (as && 'internalError' in as) return void sendInternalError(reply, internalErrorText(req.url, as.internalError));
+      if (as) req.k1sImpersonator = requestor;
+      const user = as ? as.user : requestor;
+      req.k1sUser = user;
+      if (opts.authorizer) {
+        req.k1sInfo ??= parseRequest(req.method, req.url);
+        const denied = authorize(opts.authorizer, user, req.method, req.k1sInfo, req);
+        if (denied) return void sendStatus(reply, denied);
+      } else req.k1sAudit?.authorized(true, '');
+      // the aggregator sits in front of every other handler: a remote group version's requests are proxied as they come
+      const remote = opts.aggregator?.proxy?.match(req.url);
+      if (remote) {
+        reply.hijack();
+        void opts.aggregator!.proxy!.serve(req.raw, reply.raw, remote, user);
+        return;
       }
       done();
     };
-    const user = authenticate(req, opts, peers);
+    const user = authenticator.authenticate(req.raw);
     if (user instanceof Promise) user.then(admit).catch(done);
     else admit(user);
   });
@@ -213,13 +220,33 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
   registerPodStreams(app, {
     registry: opts.registry,
     kubeletClient: opts.kubeletClient,
-    authenticateToken: opts.authenticateToken,
+    // an upgrade (exec, attach, port-forward, an aggregated API's) passes the same chain as any other request
+    admit: async (req: IncomingMessage, socket: Socket) => {
+      const requestor = await authenticator.authenticate(req);
+      const url = req.url ?? '/';
+      const method = req.method ?? 'GET';
+      let denied: StatusError | undefined = requestor ? undefined : errors.unauthorized();
+      let user = requestor;
+      if (requestor) {
+        const as = impersonate(requestor, req.rawHeaders, opts.authorizer);
+        if (as && 'internalError' in as) {
+          writeRawResponse(socket, 500, internalErrorText(url, as.internalError));
+          return undefined;
+        }
+        if (as && 'forbidden' in as) denied = as.forbidden;
+        else if (as) user = as.user;
+      }
+      if (!denied && opts.authorizer) denied = authorize(opts.authorizer, user!, method, parseRequest(method, url), undefined);
+      if (denied) {
+        writeRawResponse(socket, denied.code, goJsonBody(JSON.stringify(denied.toStatus())), 'application/json');
+        return undefined;
+      }
+      return user;
+    },
     otherUpgrade: async (req, socket, head, user) => {
       const remote = opts.aggregator?.proxy?.match(req.url ?? '');
       if (!remote) return false;
-      const denied = opts.authorizer && authorize(opts.authorizer, user, req.method ?? 'GET', parseRequest(req.method ?? 'GET', req.url ?? '/'), undefined);
-      if (denied) writeRawResponse(socket, denied.code, goJsonBody(JSON.stringify(denied.toStatus())), 'application/json');
-      else await opts.aggregator!.proxy!.serveUpgrade(req, socket, head, remote, user);
+      await opts.aggregator!.proxy!.serveUpgrade(req, socket, head, remote, user);
       return true;
     },
   });
@@ -262,8 +289,6 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
   return app;
 }
 
-const ANONYMOUS: UserInfo = { name: 'system:anonymous', groups: ['system:unauthenticated'] };
-
 /** the request's authorization attributes (what the audit policy matches too), parsing the request once */
 function attributesOf(req: FastifyRequest) {
   return requestAttributes(req.method, (req.k1sInfo ??= parseRequest(req.method, req.url)).info);
@@ -297,17 +322,21 @@ function writeRawStatus(res: ServerResponse, e: StatusError): void {
   res.end(goJsonBody(JSON.stringify(e.toStatus())));
 }
 
-function authenticate(req: FastifyRequest, opts: ApiServerOptions, peers: PeerIdentityCache): UserInfo | undefined | Promise<UserInfo | undefined> {
-  const raw = req.raw as IncomingMessage;
-  const peer = peers.identity(raw.socket as TLSSocket);
-  if (peer) {
-    const groups = [...peer.groups];
-    if (!groups.includes('system:authenticated')) groups.push('system:authenticated');
-    return { name: peer.user, groups };
-  }
-  const auth = req.headers.authorization;
-  if (auth?.startsWith('Bearer ') && opts.authenticateToken) {
-    return opts.authenticateToken(auth.slice(7).trim());
-  }
-  return undefined;
+/** kube's responsewriters.InternalError: text, not a Status */
+function sendInternalError(reply: FastifyReply, text: string): FastifyReply {
+  return reply.code(500).header('content-type', 'text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send(text);
+}
+
+/**
+ * A request node cannot parse, answered as Go's http.Server answers it: 431 for a head over the limit, else 400;
+ * text, then the connection is closed (nothing of it reached a handler).
+ */
+function answerMalformedRequest(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
+  const body = err.code === 'HPE_INVALID_HEADER_TOKEN' && /value/i.test(err.message) ? `${status}: invalid header value` : status;
+  if (!socket.writable) return void socket.destroy();
+  socket.end(`HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
+  // Go's closeWriteAndWait: a moment for the client to read the answer before the rest of its request is refused
+  setTimeout(() => socket.destroy(), 500).unref();
 }

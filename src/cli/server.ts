@@ -9,6 +9,7 @@ import { parseCIDR } from '../api/core/service/net.js';
 import { loadAdmissionConfiguration, type PodSecurityConfig } from '../apiserver/admission/pod-security/config.js';
 import { loadAuditPolicy, validateAuditOptions, type AuditOptions } from '../apiserver/audit/options.js';
 import { loadEncryptionConfig } from '../apiserver/encryption/config.js';
+import { goParseBool } from '../apiserver/handlers/query-params.js';
 
 const help = `Usage: k1s server [flags]
 
@@ -46,6 +47,9 @@ Flags:
   --authorization-mode MODES ordered, comma-separated: Node (kubelets reach only what their node's pods use), RBAC
                              (Roles, ClusterRoles and their bindings decide; system:masters may do everything),
                              AlwaysAllow (every authenticated request is allowed); default Node,RBAC
+  --anonymous-auth=BOOL      requests without credentials run as system:anonymous in system:unauthenticated and
+                             are authorized as any other (RBAC lets them read /healthz, /livez, /readyz and
+                             /version); false: they get 401 (default true, as kube-apiserver)
   --disable-controller-manager  run without controllers (objects are only stored)
   --disable-scheduler        run without the scheduler (pods stay unbound unless spec.nodeName is set)
   --cluster-cidr CIDR        the pod network nodes get /24s from (default 10.42.0.0/16)
@@ -105,7 +109,33 @@ function auditFlags(values: Record<string, string | boolean | undefined>): Audit
   return o;
 }
 
-export async function serverCommand(args: string[]): Promise<number> {
+/**
+ * --anonymous-auth as pflag reads a bool: alone (true) or with `=value` (strconv.ParseBool); taken out of the
+ * arguments before parseArgs, whose boolean options take no value.
+ */
+function anonymousAuthFlag(args: string[]): { rest: string[]; value?: boolean } | string {
+  let value: boolean | undefined;
+  const rest: string[] = [];
+  for (const a of args) {
+    const m = /^--anonymous-auth(?:=(.*))?$/s.exec(a);
+    if (!m) {
+      rest.push(a);
+      continue;
+    }
+    const b = m[1] === undefined ? true : goParseBool(m[1]);
+    if (b === undefined) return `invalid argument ${JSON.stringify(m[1])} for "--anonymous-auth" flag: strconv.ParseBool: parsing ${JSON.stringify(m[1])}: invalid syntax`;
+    value = b;
+  }
+  return { rest, value };
+}
+
+export async function serverCommand(argv: string[]): Promise<number> {
+  const anonymous = anonymousAuthFlag(argv);
+  if (typeof anonymous === 'string') {
+    console.error(`k1s server: ${anonymous}`);
+    return 2;
+  }
+  const args = anonymous.rest;
   let values;
   try {
     ({ values } = parseArgs({
@@ -263,6 +293,7 @@ export async function serverCommand(args: string[]): Promise<number> {
       },
       disableControllerManager: values['disable-controller-manager'] ?? false,
       authorizationMode: values['authorization-mode'],
+      anonymousAuth: anonymous.value,
       disableScheduler: values['disable-scheduler'] ?? false,
       clusterCIDR: values['cluster-cidr'],
       serviceCIDR: values['service-cidr'],

@@ -50,6 +50,8 @@ export interface ClusterOptions {
   /** kube-apiserver's --authorization-mode: an ordered, comma-separated list of Node, RBAC and AlwaysAllow
    *  (default Node,RBAC) */
   authorizationMode?: string;
+  /** kube-apiserver's --anonymous-auth (default true): requests without credentials are system:anonymous */
+  anonymousAuth?: boolean;
   /** simulated nodes registered at start (capacity strings as Kubernetes quantities) */
   simulatedNodes?: { count: number; cpu?: string; memory?: string; pods?: string };
   /** run without the controller manager / the scheduler (API-only use, as k3s' --disable-* flags) */
@@ -179,6 +181,7 @@ export class Cluster {
       tls: { key: pki.server.keyPem, cert: pki.server.certPem, ca: pki.ca.certPem },
       health,
       authenticateToken: (t) => api.authenticateToken(t),
+      anonymousAuth: opts.anonymousAuth ?? true,
       authorizer,
       version: versionInfo(),
       watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs },

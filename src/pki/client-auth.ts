@@ -43,16 +43,40 @@ export function authenticatedPeer(socket: TLSSocket): PeerIdentity | null {
  * has no renegotiation (and node offers no post-handshake authentication): its connections keep their first answer
  * without copying the Finished message out at every request.
  */
+interface PeerEntry {
+  finished: Buffer | undefined;
+  identity: PeerIdentity | null;
+  fixed: boolean;
+  rejected?: boolean;
+}
+
 export class PeerIdentityCache {
-  private readonly bySocket = new WeakMap<TLSSocket, { finished: Buffer | undefined; identity: PeerIdentity | null; fixed: boolean }>();
+  private readonly bySocket = new WeakMap<TLSSocket, PeerEntry>();
 
   identity(socket: TLSSocket): PeerIdentity | null {
+    return this.entry(socket).identity;
+  }
+
+  /**
+   * Whether the client sent a certificate that did not verify: kube's x509 authenticator fails such a request
+   * (401) instead of passing it on to the next authenticator or to anonymous.
+   */
+  rejected(socket: TLSSocket): boolean {
+    const e = this.entry(socket);
+    if (e.rejected === undefined) {
+      const cert = socket.authorized ? undefined : socket.getPeerCertificate?.();
+      e.rejected = !!cert && Object.keys(cert).length > 0;
+    }
+    return e.rejected;
+  }
+
+  private entry(socket: TLSSocket): PeerEntry {
     const hit = this.bySocket.get(socket);
-    if (hit?.fixed) return hit.identity;
+    if (hit?.fixed) return hit;
     const finished = socket.getFinished();
-    if (hit && finished && hit.finished?.equals(finished)) return hit.identity;
-    const identity = authenticatedPeer(socket);
-    this.bySocket.set(socket, { finished, identity, fixed: !!finished && socket.getProtocol() === 'TLSv1.3' });
-    return identity;
+    if (hit && finished && hit.finished?.equals(finished)) return hit;
+    const e: PeerEntry = { finished, identity: authenticatedPeer(socket), fixed: !!finished && socket.getProtocol() === 'TLSv1.3' };
+    this.bySocket.set(socket, e);
+    return e;
   }
 }

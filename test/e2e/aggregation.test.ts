@@ -16,7 +16,7 @@ import { createCa, createServingCert } from '../../src/pki/certs.js';
 import { kubectl, kubectlPath, removeDir, startServer, until, type K1sServer } from './harness.js';
 
 type Obj = Record<string, unknown>;
-interface Seen { method: string; url: string; user?: string; groups: string[]; peerCN?: string; authorized: boolean; authorization?: string }
+interface Seen { method: string; url: string; user?: string; groups: string[]; peerCN?: string; authorized: boolean; authorization?: string; impersonate?: string[] }
 
 let server: K1sServer;
 let k: ReturnType<typeof kubectl>;
@@ -38,6 +38,7 @@ function serveExtension(req: IncomingMessage, res: ServerResponse): void {
   seen.push({
     method: req.method ?? '', url: req.url ?? '', user: req.headers['x-remote-user'] as string | undefined, groups: header('x-remote-group'),
     peerCN: peer?.subject?.CN as string | undefined, authorized: sock.authorized, authorization: req.headers.authorization,
+    impersonate: Object.keys(req.headers).filter((h) => h.startsWith('impersonate-')),
   });
   const json = (code: number, body: unknown) => {
     res.writeHead(code, { 'content-type': 'application/json' });
@@ -177,6 +178,15 @@ describe('a remote APIService', () => {
     assert.equal(req.peerCN, 'front-proxy-client');
     assert.equal(req.authorized, true, 'the client certificate verifies against requestheader-client-ca-file');
     assert.equal(req.authorization, undefined);
+  });
+
+  it('passes the impersonated user on, never the Impersonate-* headers', async () => {
+    seen.length = 0;
+    await k.ok(['get', 'flunders', '--as=jane', '--as-group=system:masters', '--as-group=devs']);
+    const req = seen.find((s) => s.url.startsWith(`${GV}/namespaces/default/flunders`));
+    assert.equal(req?.user, 'jane');
+    assert.deepEqual(req?.groups, ['system:masters', 'devs', 'system:authenticated']);
+    assert.deepEqual(req?.impersonate, []);
   });
 
   it('streams a watch', async () => {

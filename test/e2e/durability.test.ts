@@ -30,13 +30,13 @@ describe('durability', () => {
     assert.match(server.log(), /k1s: stopped/);
   });
 
-  it('rejects requests without a client certificate', async () => {
+  it('answers requests without a client certificate as system:anonymous', async () => {
     const server = await startServer();
     dirs.push(server.dataDir);
     try {
       const res = await fetchInsecure(`${server.url}/api/v1/namespaces`);
-      assert.equal(res.status, 401);
-      assert.equal(res.body.reason, 'Unauthorized');
+      assert.equal(res.status, 403);
+      assert.equal(res.body.message, 'namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" in API group "" at the cluster scope');
       const health = await fetchInsecure(`${server.url}/readyz?verbose`);
       assert.equal(health.status, 200);
       assert.match(health.text, /\[\+\]etcd ok/);

@@ -39,6 +39,8 @@ export const alwaysAllow: Authorizer = {
 
 /** Most decisions remembered; all are forgotten at once beyond that (they are cheap to make again). */
 const MAX_DECISIONS = 4096;
+/** users with more groups are decided afresh: an impersonated list of thousands would make every key huge */
+const MAX_CACHED_GROUPS = 64;
 
 export class RbacAuthorizer implements Authorizer {
   private readonly clusterRoles: AdmissionCache;
@@ -70,6 +72,7 @@ export class RbacAuthorizer implements Authorizer {
 
   authorize(user: RequestUser, attrs: RequestAttributes): Decision {
     if ((user.groups ?? []).includes(MASTERS_GROUP)) return { allowed: true, reason: '' };
+    if ((user.groups?.length ?? 0) > MAX_CACHED_GROUPS) return this.decide(user, attrs);
     const stamp = `${this.clusterRoles.version},${this.clusterRoleBindings.version},${this.roles.version},${this.roleBindings.version}`;
     if (stamp !== this.decidedAt || this.decisions.size >= MAX_DECISIONS) {
       this.decisions.clear();

@@ -43,7 +43,8 @@ export function parseRequestInfo(method: string, rawPath: string, query: URLSear
     name: '',
     rest: [],
   };
-  let parts = path.split('/').filter((p) => p !== '').map(safeDecode);
+  // decoded before it is split, as Go's URL.Path is: an escaped '/' in a name (a%2Fb) separates segments there too
+  let parts = safeDecode(path).split('/').filter((p) => p !== '');
   if (parts[0] === 'api') {
     info.apiPrefix = 'api';
     parts = parts.slice(1);

@@ -2,6 +2,7 @@
 // synthetic initial events, bookmarks.
 import type { KObject } from '../../api/types.js';
 import { errors, StatusError } from '../../machinery/errors.js';
+import { isValidPathSegmentName } from '../../machinery/validation.js';
 import { StoreError, type KeyValue, type WatchEvent } from '../../storage/types.js';
 import type { ListParams, WatchParams } from '../context.js';
 import type { ResourceStore } from './store.js';
@@ -80,7 +81,8 @@ export async function listObjects(rs: ResourceStore, namespace: string, p: ListP
   }
   // one object named by the field selector (a kubelet's own Node): read its key, not every object of the kind, as
   // kube-apiserver does when the predicate matches a single name and the key is known (not across namespaces)
-  if (pred.singleName !== undefined && !p.continue && (namespace || !rs.def.namespaced)) {
+  // a name that cannot be a key skips the single-key read (kube: KeyFunc fails, the list goes on)
+  if (pred.singleName !== undefined && !p.continue && (namespace || !rs.def.namespaced) && !isValidPathSegmentName(pred.singleName).length) {
     return listOne(rs, namespace, pred, revision);
   }
   const limit = p.limit && p.limit > 0 ? p.limit : 0;

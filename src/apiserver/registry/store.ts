@@ -3,7 +3,8 @@
 // This file holds the codec and the write loops; the steps before admission are prepare.ts, DELETE's marks deletion.ts.
 import type { KObject, ResourceDefinition } from '../../api/types.js';
 import { apiVersionOf } from '../../api/types.js';
-import { errors, FieldError, StatusError, type GroupResource } from '../../machinery/errors.js';
+import { errors, FieldError, goQuote, StatusError, type GroupResource } from '../../machinery/errors.js';
+import { isValidPathSegmentName } from '../../machinery/validation.js';
 import { clone, deepEqual } from '../../machinery/object.js';
 import type { Schema, SchemaSet } from '../../machinery/schema.js';
 import type { KeyValue, Store } from '../../storage/types.js';
@@ -61,7 +62,10 @@ export class ResourceStore {
   /** stored text is this version's object as it is: decoded revisions can be kept and shared */
   private readonly plain: boolean;
 
+  /** The key of an object; a name that cannot be one path segment is refused first, as kube's KeyFunc does. */
   key(namespace: string, name: string): string {
+    const msgs = isValidPathSegmentName(name);
+    if (msgs.length) throw errors.badRequest(`Name parameter invalid: ${goQuote(name)}: ${msgs.join(';')}`);
     return this.def.namespaced ? `${this.keyPrefix}${namespace}/${name}` : `${this.keyPrefix}${name}`;
   }
 

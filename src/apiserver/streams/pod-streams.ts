@@ -5,11 +5,9 @@
 import { goParseBool } from '../handlers/query-params.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { TLSSocket } from 'node:tls';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Container, Pod } from '../../api/core/pod/types.js';
 import { errors, FieldError, StatusError } from '../../machinery/errors.js';
-import { PeerIdentityCache } from '../../pki/client-auth.js';
 import { newContext, type UserInfo } from '../context.js';
 import { kubeletEndpoint, KubeletConnection, type KubeletClientTls, type KubeletEndpoint } from './kubelet-connection.js';
 import type { Registry } from '../registry/registry.js';
@@ -20,8 +18,11 @@ export interface PodStreamsOptions {
   registry: Registry;
   /** the API server's kubelet-client certificate; without it the subresources answer 503 */
   kubeletClient?: KubeletClientTls;
-  /** bearer-token authentication (client certificates are checked here directly) */
-  authenticateToken?: (token: string) => Promise<UserInfo | undefined>;
+  /**
+   * authentication, impersonation and authorization of an upgrade request: the user it runs as, or undefined
+   * when the request was answered (401, 403) on the socket
+   */
+  admit: (req: IncomingMessage, socket: Socket) => Promise<UserInfo | undefined>;
   /** upgrades for other paths (an aggregated API's): true when it took the connection */
   otherUpgrade?: (req: IncomingMessage, socket: Socket, head: Buffer, user: UserInfo) => Promise<boolean>;
 }
@@ -132,7 +133,6 @@ export function kubeletError(code: number, body: string, podName: string): Statu
 
 export class PodStreams {
   private readonly kubelet: KubeletConnection | undefined;
-  private readonly peers = new PeerIdentityCache();
 
   constructor(private readonly opts: PodStreamsOptions) {
     this.kubelet = opts.kubeletClient ? new KubeletConnection(opts.kubeletClient) : undefined;
@@ -185,14 +185,6 @@ export class PodStreams {
     res.end();
   }
 
-  private authenticate(req: IncomingMessage): UserInfo | undefined | Promise<UserInfo | undefined> {
-    const peer = this.peers.identity(req.socket as TLSSocket);
-    if (peer) return { name: peer.user, groups: [...peer.groups, 'system:authenticated'] };
-    const auth = req.headers.authorization;
-    if (auth?.startsWith('Bearer ') && this.opts.authenticateToken) return this.opts.authenticateToken(auth.slice(7).trim());
-    return undefined;
-  }
-
   /** CONNECT admission (webhooks and policies) with the options object kube builds from the query. */
   private async admitConnect(user: UserInfo, namespace: string, name: string, verb: Verb, q: URLSearchParams): Promise<void> {
     const admission = this.opts.registry.connectAdmission;
@@ -219,8 +211,8 @@ export class PodStreams {
     socket.on('error', () => socket.destroy());
     const fail = (e: StatusError) => writeRawResponse(socket, e.code, JSON.stringify(e.toStatus()), 'application/json');
     try {
-      const user = await this.authenticate(req);
-      if (!user) return fail(errors.unauthorized());
+      const user = await this.opts.admit(req, socket);
+      if (!user) return;
       const url = new URL(req.url ?? '/', 'https://apiserver');
       const m = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/(exec|attach|portforward)\/?$/.exec(url.pathname);
       if (!m && (await this.opts.otherUpgrade?.(req, socket, head, user))) return;
