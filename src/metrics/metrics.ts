@@ -1,0 +1,91 @@
+// The metrics of one cluster: every component's families in one prom-client Registry (kube serves them on each
+// component's own port; k1s is one process and serves them all on the API server's /metrics). One instance per
+// cluster, never a module-level registry: several clusters may run in one process.
+import { createRequire } from 'node:module';
+import type * as PromClient from 'prom-client';
+import { Gauge } from './family.js';
+import { ApiServerMetrics } from './apiserver.js';
+import { StorageMetrics } from './storage.js';
+import { WorkQueueFamilies } from './workqueue.js';
+import { SchedulerMetrics } from './scheduler.js';
+import { RestClientMetrics } from './rest-client.js';
+
+// require() rather than import: a CommonJS package, loaded only by a cluster that records metrics
+const prom = () => createRequire(import.meta.url)('prom-client') as typeof PromClient;
+
+export const PROMETHEUS_TEXT = 'text/plain; version=0.0.4; charset=utf-8';
+export const OPENMETRICS_TEXT = 'application/openmetrics-text; version=1.0.0; charset=utf-8';
+
+export interface MetricsOptions {
+  /** /version's fields: kubernetes_build_info's labels */
+  version: Record<string, string>;
+  /** process_* and nodejs_* (prom-client's default metrics; default on) */
+  processMetrics?: boolean;
+}
+
+interface Exposed {
+  name: string;
+  type: string;
+  get(): Promise<{ name: string } & Record<string, unknown>>;
+}
+
+export class Metrics {
+  readonly registry: PromClient.Registry;
+  readonly apiserver = new ApiServerMetrics();
+  readonly storage = new StorageMetrics();
+  readonly workqueue = new WorkQueueFamilies();
+  readonly scheduler = new SchedulerMetrics();
+  readonly restClient = new RestClientMetrics();
+
+  constructor(opts: MetricsOptions) {
+    const p = prom();
+    this.registry = new p.Registry();
+    const v = opts.version;
+    const build = new Gauge({
+      name: 'kubernetes_build_info',
+      help: "A metric with a constant '1' value labeled by major, minor, git version, git commit, git tree state, build date, Go version, and compiler from which Kubernetes was built, and platform on which it is running.",
+      stability: 'ALPHA',
+      labelNames: ['build_date', 'compiler', 'git_commit', 'git_tree_state', 'git_version', 'go_version', 'major', 'minor', 'platform'],
+    });
+    build.with(v.buildDate ?? '', v.compiler ?? '', v.gitCommit ?? '', v.gitTreeState ?? '', v.gitVersion ?? '', v.goVersion ?? '', v.major ?? '', v.minor ?? '', v.platform ?? '').set(1);
+    const families = [
+      build, ...this.apiserver.families(), ...this.storage.families(), ...this.workqueue.families(), ...this.scheduler.families(), ...this.restClient.families(),
+    ];
+    for (const f of families) this.registry.registerMetric(f as unknown as PromClient.Metric);
+    if (opts.processMetrics !== false) p.collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** A family of another part of k1s (one that owns its own figures), exposed with the rest. */
+  register(family: { name: string; type: string }): void {
+    this.registry.registerMetric(family as unknown as PromClient.Metric);
+  }
+
+  /**
+   * The exposition the Accept header asks for: OpenMetrics 1.0 for `application/openmetrics-text`, else the
+   * Prometheus text format 0.0.4.
+   */
+  async render(accept: string | undefined): Promise<{ contentType: string; body: string }> {
+    if (!wantsOpenMetrics(accept)) return { contentType: PROMETHEUS_TEXT, body: await this.registry.metrics() };
+    const p = prom();
+    // a registry of views: prom-client renames an OpenMetrics registry's counters in place (drops `_total`), which
+    // must not change what the Prometheus registry prints
+    const om = new (p.Registry as unknown as new (type: string) => PromClient.Registry)(p.Registry.OPENMETRICS_CONTENT_TYPE);
+    for (const m of this.registry.getMetricsAsArray() as unknown as Exposed[]) {
+      const family = m.type === 'counter' ? m.name.replace(/_total$/, '') : m.name;
+      const view: Exposed = { name: family, type: m.type, get: async () => ({ ...(await m.get()), name: family }) };
+      om.registerMetric(view as unknown as PromClient.Metric);
+    }
+    return { contentType: OPENMETRICS_TEXT, body: await om.metrics() };
+  }
+}
+
+/** Whether an Accept header lists application/openmetrics-text (with a q above 0). */
+export function wantsOpenMetrics(accept: string | undefined): boolean {
+  if (!accept) return false;
+  return accept.split(',').some((part) => {
+    const [type, ...params] = part.trim().split(';').map((s) => s.trim());
+    if (type?.toLowerCase() !== 'application/openmetrics-text') return false;
+    const q = params.find((x) => x.startsWith('q='));
+    return !q || Number(q.slice(2)) > 0;
+  });
+}
