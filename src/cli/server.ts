@@ -47,6 +47,7 @@ Flags:
                              AlwaysAllow (every authenticated request is allowed); default Node,RBAC
   --disable-controller-manager  run without controllers (objects are only stored)
   --disable-scheduler        run without the scheduler (pods stay unbound unless spec.nodeName is set)
+  --disable-metrics          record no metrics and serve no /metrics (on by default)
   --cluster-cidr CIDR        the pod network nodes get /24s from (default 10.42.0.0/16)
   --service-cidr CIDR        the Service cluster-IP range (default 10.43.0.0/16; its 1st address is the kubernetes
                              Service, its 10th kube-dns); clusters side by side on one machine need their own
@@ -124,6 +125,7 @@ export async function serverCommand(args: string[]): Promise<number> {
         'disable-controller-manager': { type: 'boolean' },
         'authorization-mode': { type: 'string' },
         'disable-scheduler': { type: 'boolean' },
+        'disable-metrics': { type: 'boolean' },
         'cluster-cidr': { type: 'string' },
         'simulated-node-cpu': { type: 'string' },
         'simulated-node-memory': { type: 'string' },
@@ -237,6 +239,7 @@ export async function serverCommand(args: string[]): Promise<number> {
       disableControllerManager: values['disable-controller-manager'] ?? false,
       authorizationMode: values['authorization-mode'],
       disableScheduler: values['disable-scheduler'] ?? false,
+      disableMetrics: values['disable-metrics'] ?? false,
       clusterCIDR: values['cluster-cidr'],
       serviceCIDR: values['service-cidr'],
       podSecurity,

@@ -5,6 +5,7 @@ import type { Client } from './types.js';
 import { InformerFactory, objectKey, type Informer } from './informer.js';
 import { WorkQueue, type ReconcileResult } from './workqueue.js';
 import type { EventRecorder } from './events.js';
+import type { Metrics } from '../metrics/metrics.js';
 
 export interface ControllerContext {
   client: Client;
@@ -14,6 +15,8 @@ export interface ControllerContext {
   log: (line: string) => void;
   /** milliseconds since the epoch; tests may replace it */
   now(): number;
+  /** the cluster's metrics (work queues, the scheduler's figures); unset: nothing recorded */
+  metrics?: Metrics;
 }
 
 export interface Controller {
@@ -58,6 +61,8 @@ export abstract class Reconciler implements Controller {
 
   run(): void {
     this.running = true;
+    // named after the controller, as kube's queues are; `name` is a subclass field, so not known in the constructor
+    this.queue.useMetrics(this.ctx.metrics?.workqueue.queue(this.name));
     for (const k of this.pending.splice(0)) this.queue.add(k);
   }
 

@@ -34,7 +34,8 @@ abstract class Family<C> {
   abstract readonly type: 'counter' | 'gauge' | 'histogram';
   readonly labelNames: readonly string[];
   private readonly cells = new Map<string, C>();
-  private readonly labelsOf = new Map<C, Record<string, string>>();
+  /** each cell's label pairs (sorted by name) and the values in that order, which series are sorted by */
+  private readonly labelsOf = new Map<C, { labels: Record<string, string>; order: string }>();
   /** refreshes cells before a scrape (gauges read at scrape time) */
   collect?: Collect;
 
@@ -59,7 +60,7 @@ abstract class Family<C> {
       // label pairs sorted by name, as client_golang writes them
       const order = this.labelNames.map((n, i) => [n, values[i]!] as const).sort((a, b) => (a[0] < b[0] ? -1 : 1));
       for (const [n, v] of order) labels[n] = v;
-      this.labelsOf.set(c, labels);
+      this.labelsOf.set(c, { labels, order: order.map((x) => x[1]).join('\u0000') });
     }
     return c;
   }
@@ -82,9 +83,9 @@ abstract class Family<C> {
   /** prom-client's Metric.get(): the family with its samples, series sorted by label values as client_golang does */
   async get(): Promise<{ name: string; help: string; type: string; values: Sample[]; aggregator: string }> {
     if (this.collect) await this.collect();
-    const rows = [...this.cells.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    const rows = [...this.labelsOf.entries()].sort((a, b) => (a[1].order < b[1].order ? -1 : a[1].order > b[1].order ? 1 : 0));
     const values: Sample[] = [];
-    for (const [, c] of rows) values.push(...this.samples(c, this.labelsOf.get(c)!));
+    for (const [c, { labels }] of rows) values.push(...this.samples(c, labels));
     return { name: this.name, help: this.help, type: this.type, values, aggregator: 'sum' };
   }
 }
