@@ -14,6 +14,7 @@ import { benchNode } from './bench-node.js';
 import { benchCustomResources } from './bench-custom-resources.js';
 import { benchAdmission } from './bench-admission.js';
 import { benchAudit } from './bench-audit.js';
+import { benchMetrics } from './bench-metrics.js';
 
 type Make = (name: string) => Record<string, unknown>;
 const configMap: Make = (name) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { key: 'value' } });
@@ -151,9 +152,14 @@ async function main(): Promise<void> {
     lines.push(`| ${k} | ${v} |`);
     console.log(`${k}: ${v}`);
   };
-  // K1S_BENCH_ONLY=scheduler|node|cli|network|crd|admission|audit runs just those figures (api: see below)
+  // K1S_BENCH_ONLY=scheduler|node|cli|network|crd|admission|audit|metrics runs just those figures (api: see below)
   if (process.env.K1S_BENCH_ONLY === 'audit') {
     await benchAudit(row);
+    console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
+    return;
+  }
+  if (process.env.K1S_BENCH_ONLY === 'metrics') {
+    await benchMetrics(row);
     console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
     return;
   }
@@ -311,6 +317,7 @@ async function main(): Promise<void> {
     await benchCustomResources(row);
     await benchAdmission(row);
     await benchAudit(row);
+    await benchMetrics(row);
     await benchControllers(row);
     await benchScheduler(row);
     await benchNode(row);

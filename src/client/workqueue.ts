@@ -47,6 +47,11 @@ export class WorkQueue {
     }
     if (this.queued.has(key)) return;
     this.metrics?.add(key);
+    this.enqueue(key);
+  }
+
+  private enqueue(key: string): void {
+    if (this.stopped || this.queued.has(key)) return;
     this.queued.add(key);
     this.queue.push(key);
     this.pump();
@@ -98,7 +103,8 @@ export class WorkQueue {
       this.metrics?.done(key);
       this.active.delete(key);
       this.running--;
-      if (this.dirty.delete(key)) this.add(key);
+      // counted when it was added during processing
+      if (this.dirty.delete(key)) this.enqueue(key);
       this.pump();
     }
   }

@@ -7,6 +7,7 @@ import type { Controller, ControllerContext, ControllerFactory } from '../../cli
 import { EventRecorder } from '../../client/events.js';
 import { LeaderElector } from './leader-election.js';
 import type { Metrics } from '../../metrics/metrics.js';
+import { kubeQueueName } from './queue-names.js';
 
 export interface ControllerManagerOptions {
   client: Client;
@@ -72,6 +73,7 @@ export class ControllerManager {
       log,
       now,
       metrics: this.opts.metrics,
+      queueMetrics: (controller) => this.opts.metrics?.workqueue.queue(kubeQueueName(controller)),
       recorder: (component) => {
         let r = recorders.get(component);
         if (!r) recorders.set(component, (r = new EventRecorder(this.opts.client, component, '', log, now)));
