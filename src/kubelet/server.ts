@@ -1,6 +1,7 @@
 // The kubelet's HTTPS API (pkg/kubelet/server): /containerLogs, /exec, /attach and /portForward. Clients must present
 // a certificate signed by the cluster CA (anonymous requests get 401). /stats/summary and /metrics/resource serve
-// CPU and memory from a KubeletStatsSource (kubelet/stats/provider.ts), what metrics-server scrapes. Logs are read from the CRI log files here;
+// CPU and memory from a KubeletStatsSource (kubelet/stats/provider.ts), what metrics-server scrapes; /metrics/cadvisor
+// cAdvisor's container families from the same samples, /metrics the kubelet's own. Logs are read from the CRI log files here;
 // exec/attach/port-forward ask the runtime for a streaming URL (CRI Exec/Attach/PortForward) and proxy the upgraded
 // connection to it byte for byte.
 import { createServer, type Server } from 'node:https';
@@ -14,6 +15,7 @@ import { logOptions, readLogs, type LogQuery } from './logs/container-logs.js';
 import { dialUrl, proxyUpgrade, writeRawResponse } from '../apiserver/streams/upgrade-proxy.js';
 import type { KubeletStatsSource } from './stats/provider.js';
 import { RESOURCE_METRICS_CONTENT_TYPE } from './stats/resource-metrics.js';
+import { KubeletMetrics } from './stats/kubelet-metrics.js';
 
 export interface StreamOptions {
   stdin: boolean;
@@ -150,6 +152,8 @@ export class KubeletServer {
   private readonly upgraded = new Set<Socket>();
 
   private stats: KubeletStatsSource | undefined;
+  /** /metrics: the kubelet's own families (built at the first scrape) */
+  private readonly metrics = new KubeletMetrics(() => this.stats);
 
   constructor(private readonly opts: KubeletServerOptions) {
     this.stats = opts.stats;
@@ -223,6 +227,16 @@ export class KubeletServer {
     }
     if (stats && req.method === 'GET' && url.pathname === '/metrics/resource') {
       const body = await stats.resourceMetrics();
+      res.writeHead(200, { 'Content-Type': RESOURCE_METRICS_CONTENT_TYPE });
+      return void res.end(body);
+    }
+    if (req.method === 'GET' && url.pathname === '/metrics') {
+      const { contentType, body } = await this.metrics.render(req.headers.accept);
+      res.writeHead(200, { 'Content-Type': contentType });
+      return void res.end(body);
+    }
+    if (stats?.cadvisorMetrics && req.method === 'GET' && url.pathname === '/metrics/cadvisor') {
+      const body = await stats.cadvisorMetrics();
       res.writeHead(200, { 'Content-Type': RESOURCE_METRICS_CONTENT_TYPE });
       return void res.end(body);
     }

@@ -38,21 +38,9 @@ export class Metrics {
   readonly restClient = new RestClientMetrics();
 
   constructor(opts: MetricsOptions) {
-    const p = prom();
-    this.registry = new p.Registry();
-    const v = opts.version;
-    const build = new Gauge({
-      name: 'kubernetes_build_info',
-      help: "A metric with a constant '1' value labeled by major, minor, git version, git commit, git tree state, build date, Go version, and compiler from which Kubernetes was built, and platform on which it is running.",
-      stability: 'ALPHA',
-      labelNames: ['build_date', 'compiler', 'git_commit', 'git_tree_state', 'git_version', 'go_version', 'major', 'minor', 'platform'],
-    });
-    build.with(v.buildDate ?? '', v.compiler ?? '', v.gitCommit ?? '', v.gitTreeState ?? '', v.gitVersion ?? '', v.goVersion ?? '', v.major ?? '', v.minor ?? '', v.platform ?? '').set(1);
-    const families = [
-      build, ...this.apiserver.families(), ...this.storage.families(), ...this.workqueue.families(), ...this.scheduler.families(), ...this.restClient.families(),
-    ];
-    for (const f of families) this.registry.registerMetric(f as unknown as PromClient.Metric);
-    if (opts.processMetrics !== false) p.collectDefaultMetrics({ register: this.registry });
+    this.registry = componentRegistry([
+      ...this.apiserver.families(), ...this.storage.families(), ...this.workqueue.families(), ...this.scheduler.families(), ...this.restClient.families(),
+    ], opts);
   }
 
   /** A family of another part of k1s (one that owns its own figures), exposed with the rest. */
@@ -60,23 +48,49 @@ export class Metrics {
     this.registry.registerMetric(family as unknown as PromClient.Metric);
   }
 
-  /**
-   * The exposition the Accept header asks for: OpenMetrics 1.0 for `application/openmetrics-text`, else the
-   * Prometheus text format 0.0.4.
-   */
-  async render(accept: string | undefined): Promise<{ contentType: string; body: string }> {
-    if (!wantsOpenMetrics(accept)) return { contentType: PROMETHEUS_TEXT, body: await this.registry.metrics() };
-    const p = prom();
-    // a registry of views: prom-client renames an OpenMetrics registry's counters in place (drops `_total`), which
-    // must not change what the Prometheus registry prints
-    const om = new (p.Registry as unknown as new (type: string) => PromClient.Registry)(p.Registry.OPENMETRICS_CONTENT_TYPE);
-    for (const m of this.registry.getMetricsAsArray() as unknown as Exposed[]) {
-      const family = m.type === 'counter' ? m.name.replace(/_total$/, '') : m.name;
-      const view: Exposed = { name: family, type: m.type, get: async () => ({ ...(await m.get()), name: family }) };
-      om.registerMetric(view as unknown as PromClient.Metric);
-    }
-    return { contentType: OPENMETRICS_TEXT, body: await om.metrics() };
+  /** The exposition the Accept header asks for (renderRegistry). */
+  render(accept: string | undefined): Promise<{ contentType: string; body: string }> {
+    return renderRegistry(this.registry, accept);
   }
+}
+
+/** kubernetes_build_info from /version's fields */
+function buildInfo(v: Record<string, string>): Gauge {
+  const build = new Gauge({
+    name: 'kubernetes_build_info',
+    help: "A metric with a constant '1' value labeled by major, minor, git version, git commit, git tree state, build date, Go version, and compiler from which Kubernetes was built, and platform on which it is running.",
+    stability: 'ALPHA',
+    labelNames: ['build_date', 'compiler', 'git_commit', 'git_tree_state', 'git_version', 'go_version', 'major', 'minor', 'platform'],
+  });
+  build.with(v.buildDate ?? '', v.compiler ?? '', v.gitCommit ?? '', v.gitTreeState ?? '', v.gitVersion ?? '', v.goVersion ?? '', v.major ?? '', v.minor ?? '', v.platform ?? '').set(1);
+  return build;
+}
+
+/** A component's registry (each kube component has its own): its families, build info and the process figures. */
+export function componentRegistry(families: readonly { name: string; type: string }[], opts: MetricsOptions): PromClient.Registry {
+  const p = prom();
+  const registry = new p.Registry();
+  for (const f of [buildInfo(opts.version), ...families]) registry.registerMetric(f as unknown as PromClient.Metric);
+  if (opts.processMetrics !== false) p.collectDefaultMetrics({ register: registry });
+  return registry;
+}
+
+/**
+ * The exposition the Accept header asks for: OpenMetrics 1.0 for `application/openmetrics-text`, else the
+ * Prometheus text format 0.0.4.
+ */
+export async function renderRegistry(registry: PromClient.Registry, accept: string | undefined): Promise<{ contentType: string; body: string }> {
+  if (!wantsOpenMetrics(accept)) return { contentType: PROMETHEUS_TEXT, body: await registry.metrics() };
+  const p = prom();
+  // a registry of views: prom-client renames an OpenMetrics registry's counters in place (drops `_total`), which
+  // must not change what the Prometheus registry prints
+  const om = new (p.Registry as unknown as new (type: string) => PromClient.Registry)(p.Registry.OPENMETRICS_CONTENT_TYPE);
+  for (const m of registry.getMetricsAsArray() as unknown as Exposed[]) {
+    const family = m.type === 'counter' ? m.name.replace(/_total$/, '') : m.name;
+    const view: Exposed = { name: family, type: m.type, get: async () => ({ ...(await m.get()), name: family }) };
+    om.registerMetric(view as unknown as PromClient.Metric);
+  }
+  return { contentType: OPENMETRICS_TEXT, body: await om.metrics() };
 }
 
 /** Whether an Accept header lists application/openmetrics-text (with a q above 0). */
