@@ -16,6 +16,7 @@ import { dialUrl, proxyUpgrade, writeRawResponse } from '../apiserver/streams/up
 import type { KubeletStatsSource } from './stats/provider.js';
 import { RESOURCE_METRICS_CONTENT_TYPE } from './stats/resource-metrics.js';
 import { KubeletMetrics } from './stats/kubelet-metrics.js';
+import { forbiddenMessage, kubeletAttributes, type KubeletAuthorizer } from './server-auth.js';
 
 export interface StreamOptions {
   stdin: boolean;
@@ -52,6 +53,8 @@ export interface KubeletServerOptions {
   tls: { certPem: string; keyPem: string; caPem: string };
   /** /stats/summary and /metrics/resource (404 without) */
   stats?: KubeletStatsSource;
+  /** authorization of authenticated clients (SubjectAccessReviews); none: any CA-signed client may do anything */
+  authorize?: KubeletAuthorizer;
   log?: (line: string) => void;
 }
 
@@ -209,6 +212,14 @@ export class KubeletServer {
     return authenticatedPeer(req.socket as TLSSocket) !== null;
   }
 
+  /** kube's 403 text for an authenticated client the authorizer denies, or undefined */
+  private async forbidden(req: IncomingMessage, path: string): Promise<string | undefined> {
+    const peer = this.opts.authorize && authenticatedPeer(req.socket as TLSSocket);
+    if (!peer) return undefined;
+    const attrs = kubeletAttributes(req.method ?? 'GET', path);
+    return (await this.opts.authorize!(peer, attrs)) ? undefined : forbiddenMessage(peer, attrs);
+  }
+
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const fail = (f: Failure) => {
       res.writeHead(f.code, { 'Content-Type': 'text/plain; charset=utf-8' });
@@ -216,6 +227,8 @@ export class KubeletServer {
     };
     if (!this.authorized(req)) return fail({ code: 401, message: 'Unauthorized' });
     const url = new URL(req.url ?? '/', 'https://kubelet');
+    const denied = await this.forbidden(req, url.pathname);
+    if (denied) return fail({ code: 403, message: denied });
     const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
     if (parts[0] === 'containerLogs' && req.method === 'GET') return this.containerLogs(parts.slice(1), url.searchParams, req, res, fail);
     if (['exec', 'attach', 'portForward'].includes(parts[0] ?? '')) return fail({ code: 400, message: 'Upgrade request required' });
@@ -278,6 +291,8 @@ export class KubeletServer {
   private async upgrade(req: IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
     if (!this.authorized(req)) return writeRawResponse(socket, 401, 'Unauthorized');
     const url = new URL(req.url ?? '/', 'https://kubelet');
+    const denied = await this.forbidden(req, url.pathname);
+    if (denied) return writeRawResponse(socket, 403, denied);
     const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
     const [kind, ns = '', podName = ''] = parts;
     // /exec/{ns}/{pod}/{container} or /exec/{ns}/{pod}/{uid}/{container}; /portForward/{ns}/{pod}[/{uid}]
