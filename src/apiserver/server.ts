@@ -163,13 +163,6 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
   const audit = opts.audit;
   const metrics = opts.metrics?.apiserver;
   if (metrics) {
-    // first, so the latency covers authentication and authorization as kube's does
-    app.addHook('onRequest', (req, _reply, done) => {
-      req.k1sStart = performance.now();
-      const { info } = (req.k1sInfo ??= parseRequest(req.method, req.url));
-      if (info.verb !== 'watch') metrics.started((req.k1sInflight = requestKind(req.method, info)));
-      done();
-    });
     app.addHook('onResponse', (req, reply, done) => {
       if (req.k1sInflight) metrics.finished(req.k1sInflight);
       const { info, query } = req.k1sInfo!;
@@ -181,6 +174,12 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
   }
   // Callback style, not async: a client certificate is checked without a promise on every request.
   app.addHook('onRequest', (req, reply, done) => {
+    if (metrics) {
+      // first, so the latency covers authentication and authorization as kube's does
+      req.k1sStart = performance.now();
+      const { info } = (req.k1sInfo ??= parseRequest(req.method, req.url));
+      if (info.verb !== 'watch') metrics.started((req.k1sInflight = requestKind(req.method, info)));
+    }
     const auditID = auditIdOf(req);
     reply.raw.setHeader('Audit-Id', auditID);
     const admit = (user: UserInfo | undefined): void => {
