@@ -10,7 +10,7 @@ import { WorkQueueFamilies } from './workqueue.js';
 import { SchedulerMetrics } from './scheduler.js';
 import { RestClientMetrics } from './rest-client.js';
 
-// require() rather than import: a CommonJS package, loaded only by a cluster that records metrics
+// require() rather than import: a CommonJS package, loaded at the first scrape
 const prom = () => createRequire(import.meta.url)('prom-client') as typeof PromClient;
 
 export const PROMETHEUS_TEXT = 'text/plain; version=0.0.4; charset=utf-8';
@@ -30,22 +30,23 @@ interface Exposed {
 }
 
 export class Metrics {
-  readonly registry: PromClient.Registry;
   readonly apiserver = new ApiServerMetrics();
   readonly storage = new StorageMetrics();
   readonly workqueue = new WorkQueueFamilies();
   readonly scheduler = new SchedulerMetrics();
   readonly restClient = new RestClientMetrics();
+  private exposed?: PromClient.Registry;
 
-  constructor(opts: MetricsOptions) {
-    this.registry = componentRegistry([
+  constructor(private readonly opts: MetricsOptions) {}
+
+  /**
+   * The prom-client registry, made at the first scrape: recording needs no prom-client, and loading it (~40 ms)
+   * stays off the start-up path. The process figures it adds (GC, event-loop delay) count from then on.
+   */
+  get registry(): PromClient.Registry {
+    return (this.exposed ??= componentRegistry([
       ...this.apiserver.families(), ...this.storage.families(), ...this.workqueue.families(), ...this.scheduler.families(), ...this.restClient.families(),
-    ], opts);
-  }
-
-  /** A family of another part of k1s (one that owns its own figures), exposed with the rest. */
-  register(family: { name: string; type: string }): void {
-    this.registry.registerMetric(family as unknown as PromClient.Metric);
+    ], this.opts));
   }
 
   /** The exposition the Accept header asks for (renderRegistry). */
