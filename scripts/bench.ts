@@ -15,6 +15,7 @@ import { benchCustomResources } from './bench-custom-resources.js';
 import { benchAdmission } from './bench-admission.js';
 import { benchAudit } from './bench-audit.js';
 import { benchEncryption } from './bench-encryption.js';
+import { benchMetrics } from './bench-metrics.js';
 
 type Make = (name: string) => Record<string, unknown>;
 const configMap: Make = (name) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { key: 'value' } });
@@ -152,7 +153,7 @@ async function main(): Promise<void> {
     lines.push(`| ${k} | ${v} |`);
     console.log(`${k}: ${v}`);
   };
-  // K1S_BENCH_ONLY=scheduler|node|cli|network|crd|admission|audit|encryption runs just those figures (api: see below)
+  // K1S_BENCH_ONLY=scheduler|node|cli|network|crd|admission|audit|encryption|metrics runs just those figures (api: see below)
   if (process.env.K1S_BENCH_ONLY === 'audit') {
     await benchAudit(row);
     console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
@@ -160,6 +161,11 @@ async function main(): Promise<void> {
   }
   if (process.env.K1S_BENCH_ONLY === 'encryption') {
     await benchEncryption(row);
+    console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
+    return;
+  }
+  if (process.env.K1S_BENCH_ONLY === 'metrics') {
+    await benchMetrics(row);
     console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
     return;
   }
@@ -318,6 +324,7 @@ async function main(): Promise<void> {
     await benchAdmission(row);
     await benchAudit(row);
     await benchEncryption(row);
+    await benchMetrics(row);
     await benchControllers(row);
     await benchScheduler(row);
     await benchNode(row);

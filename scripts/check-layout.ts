@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 
 /** Bottom to top. A folder may import its own layer's earlier members and every layer below its own. */
 export const LAYERS: readonly (readonly string[])[] = [
-  ['storage', 'runtime', 'machinery', 'pki'],
+  // metrics first: every layer records through it, and it imports nothing of k1s
+  ['metrics', 'storage', 'runtime', 'machinery', 'pki'],
   ['api'],
   ['apiserver'],
   ['client'],

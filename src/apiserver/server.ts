@@ -28,6 +28,9 @@ import { writeRawResponse } from './streams/upgrade-proxy.js';
 import { auditIdOf, type Auditor } from './audit/auditor.js';
 import { Authenticator } from './auth/authentication.js';
 import { impersonate, internalErrorText } from './auth/impersonation.js';
+import type { Metrics } from '../metrics/metrics.js';
+import { recordRequest, requestKind } from './request-metrics.js';
+import { registerMetricsRoute } from './metrics-route.js';
 
 // require() rather than import: the ESM loader scans a CommonJS package for named exports first (~15 ms here).
 const Fastify = createRequire(import.meta.url)('fastify') as typeof FastifyFactory;
@@ -63,6 +66,8 @@ export interface ApiServerOptions {
   aggregator?: Aggregator;
   /** audit logging (--audit-policy-file); none: no events, and nothing on the request path but the Audit-Id header */
   audit?: Auditor;
+  /** /metrics and the recording of every request; none: no /metrics (404) and nothing recorded */
+  metrics?: Metrics;
 }
 
 /**
@@ -76,6 +81,10 @@ declare module 'fastify' {
     k1sUser?: UserInfo;
     /** the request's path, query and RequestInfo, parsed once (by authorization, else by the resource handler) */
     k1sInfo?: ParsedRequest;
+    /** performance.now() when the request came in (recorded requests only) */
+    k1sStart?: number;
+    /** counted in apiserver_current_inflight_requests (not long-running) */
+    k1sInflight?: 'readOnly' | 'mutating';
   }
 }
 
@@ -169,9 +178,26 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
 
   const authenticator = new Authenticator({ authenticateToken: opts.authenticateToken, anonymous: opts.anonymousAuth ?? false });
   const audit = opts.audit;
+  const metrics = opts.metrics?.apiserver;
+  if (metrics) {
+    app.addHook('onResponse', (req, reply, done) => {
+      if (req.k1sInflight) metrics.finished(req.k1sInflight);
+      const { info, query } = req.k1sInfo!;
+      // a path nobody serves is not a series of its own
+      const shown = info.isResourceRequest || reply.statusCode !== 404 ? info : { ...info, path: '' };
+      recordRequest(metrics, req.method, shown, query, req.headers['content-type'], reply.statusCode, (performance.now() - req.k1sStart!) / 1000);
+      done();
+    });
+  }
   // Callback style, not async: a client certificate is checked without a promise on every request.
   // kube's order: authentication, audit, impersonation, authorization, then the handler (or the aggregator's proxy).
   app.addHook('onRequest', (req, reply, done) => {
+    if (metrics) {
+      // first, so the latency covers authentication and authorization as kube's does
+      req.k1sStart = performance.now();
+      const { info } = (req.k1sInfo ??= parseRequest(req.method, req.url));
+      if (info.verb !== 'watch') metrics.started((req.k1sInflight = requestKind(req.method, info)));
+    }
     const auditID = auditIdOf(req);
     reply.raw.setHeader('Audit-Id', auditID);
     const admit = (requestor: UserInfo | undefined): void => {
@@ -196,6 +222,8 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
       const remote = opts.aggregator?.proxy?.match(req.url);
       if (remote) {
         reply.hijack();
+        const kind = req.k1sInflight;
+        if (kind) reply.raw.once('close', () => metrics!.finished(kind));
         void opts.aggregator!.proxy!.serve(req.raw, reply.raw, remote, user);
         return;
       }
@@ -216,6 +244,7 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
   const version = Buffer.from(goJsonPretty(opts.version));
   app.get('/version', async (_req, reply) => reply.code(200).header('content-type', 'application/json').send(version));
   opts.health.register(app);
+  if (opts.metrics) registerMetricsRoute(app, opts.registry, opts.metrics);
   registerDiscoveryRoutes(app, opts.registry, opts.aggregator);
   registerPodStreams(app, {
     registry: opts.registry,
@@ -267,6 +296,8 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
     };
     if (info.verb === 'watch') {
       reply.hijack();
+      // a hijacked reply has no onResponse: the watch is recorded when its stream ends
+      if (metrics) reply.raw.once('close', () => recordRequest(metrics, 'GET', info, query, undefined, reply.raw.statusCode, (performance.now() - req.k1sStart!) / 1000));
       try {
         await serveWatch(opts.registry, apiReq, reply.raw, opts.watch);
       } catch (e) {

@@ -27,7 +27,7 @@ export const COMMAND_SPECS: Record<string, CommandSpec> = {
       '--data-dir', '--https-listen-port', '--bind-address', '--write-kubeconfig', '--disable-agent', '--node-name',
       '--container-runtime-endpoint', '--pause-image', '--kubelet-port', '--cni-bridge', '--cni-bin-dir', '--ingress-http-port',
       '--ingress-https-port', '--disable-ingress', '--disable-servicelb', '--authorization-mode', '--anonymous-auth', '--disable-controller-manager',
-      '--disable-scheduler', '--cluster-cidr', '--service-cidr', '--simulated-nodes', '--simulated-node-cpu', '--simulated-node-memory',
+      '--disable-scheduler', '--disable-metrics', '--cluster-cidr', '--service-cidr', '--simulated-nodes', '--simulated-node-cpu', '--simulated-node-memory',
       '--simulated-node-pods', '--admission-control-config-file', '--audit-policy-file', '--audit-log-path', '--audit-log-maxsize',
       '--audit-log-maxbackup', '--audit-log-maxage', '--audit-log-compress', '--encryption-provider-config', '--encryption-provider-config-automatic-reload', '--secrets-encryption',
       ...HELP,

@@ -52,6 +52,7 @@ Flags:
                              /version); false: they get 401 (default true, as kube-apiserver)
   --disable-controller-manager  run without controllers (objects are only stored)
   --disable-scheduler        run without the scheduler (pods stay unbound unless spec.nodeName is set)
+  --disable-metrics          record no metrics and serve no /metrics (on by default)
   --cluster-cidr CIDR        the pod network nodes get /24s from (default 10.42.0.0/16)
   --service-cidr CIDR        the Service cluster-IP range (default 10.43.0.0/16; its 1st address is the kubernetes
                              Service, its 10th kube-dns); clusters side by side on one machine need their own
@@ -161,6 +162,7 @@ export async function serverCommand(argv: string[]): Promise<number> {
         'disable-controller-manager': { type: 'boolean' },
         'authorization-mode': { type: 'string' },
         'disable-scheduler': { type: 'boolean' },
+        'disable-metrics': { type: 'boolean' },
         'cluster-cidr': { type: 'string' },
         'simulated-node-cpu': { type: 'string' },
         'simulated-node-memory': { type: 'string' },
@@ -295,6 +297,7 @@ export async function serverCommand(argv: string[]): Promise<number> {
       authorizationMode: values['authorization-mode'],
       anonymousAuth: anonymous.value,
       disableScheduler: values['disable-scheduler'] ?? false,
+      disableMetrics: values['disable-metrics'] ?? false,
       clusterCIDR: values['cluster-cidr'],
       serviceCIDR: values['service-cidr'],
       podSecurity,

@@ -5,6 +5,8 @@ import type { Client } from './types.js';
 import { InformerFactory, objectKey, type Informer } from './informer.js';
 import { WorkQueue, type ReconcileResult } from './workqueue.js';
 import type { EventRecorder } from './events.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { QueueMetrics } from '../metrics/workqueue.js';
 
 export interface ControllerContext {
   client: Client;
@@ -14,6 +16,10 @@ export interface ControllerContext {
   log: (line: string) => void;
   /** milliseconds since the epoch; tests may replace it */
   now(): number;
+  /** the cluster's metrics (the scheduler's figures); unset: nothing recorded */
+  metrics?: Metrics;
+  /** the recorder of a controller's work queue, under kube's name for it */
+  queueMetrics?(controller: string): QueueMetrics | undefined;
 }
 
 export interface Controller {
@@ -58,6 +64,8 @@ export abstract class Reconciler implements Controller {
 
   run(): void {
     this.running = true;
+    // `name` is a subclass field, so not known in the constructor
+    this.queue.useMetrics(this.ctx.queueMetrics?.(this.name));
     for (const k of this.pending.splice(0)) this.queue.add(k);
   }
 

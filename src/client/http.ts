@@ -7,6 +7,7 @@ import { StatusError, type Status } from '../machinery/errors.js';
 import { YAML } from '../machinery/yaml.js';
 import type { ClientConfig } from './kubeconfig.js';
 import type { Client, ClientWatchEvent, ObjectList, ResourceClient, WriteOptions } from './types.js';
+import type { RestClientMetrics } from '../metrics/rest-client.js';
 
 const patchTypes: Record<PatchType, string> = {
   json: 'application/json-patch+json',
@@ -21,6 +22,8 @@ export class HttpClient implements Client {
   constructor(
     private readonly config: ClientConfig,
     private readonly userAgent = 'k1s',
+    /** rest_client_requests_total and rest_client_request_duration_seconds of this client's requests */
+    private readonly metrics?: RestClientMetrics,
   ) {
     this.agent = new Agent({
       keepAlive: true,
@@ -44,8 +47,16 @@ export class HttpClient implements Client {
         headers['content-length'] = String(Buffer.byteLength(body));
       }
       if (this.config.token) headers.authorization = `Bearer ${this.config.token}`;
-      const req = request(url, { method, agent: this.agent, headers }, resolve);
-      req.on('error', reject);
+      const t0 = this.metrics ? performance.now() : 0;
+      const done = (code: number | '<error>') => this.metrics?.record(url.host, method, code, (performance.now() - t0) / 1000);
+      const req = request(url, { method, agent: this.agent, headers }, (res) => {
+        done(res.statusCode ?? 0);
+        resolve(res);
+      });
+      req.on('error', (e) => {
+        done('<error>');
+        reject(e);
+      });
       req.end(body);
     });
   }

@@ -9,6 +9,12 @@ import { parseRequestInfo, resourceRequestInfo } from '../apiserver/handlers/req
 import { watchObjects } from '../apiserver/registry/list.js';
 import { authorizeRequest } from '../apiserver/auth/request-attributes.js';
 import type { Client, ClientWatchEvent, ObjectList, ResourceClient, WriteOptions } from './types.js';
+import { recordRequest } from '../apiserver/request-metrics.js';
+import { StatusError } from '../machinery/errors.js';
+import type { CounterCell } from '../metrics/family.js';
+
+/** rest_client_requests_total's host for requests that never leave the process */
+export const IN_PROCESS_HOST = 'in-process';
 
 const patchTypes: Record<PatchType, string> = {
   json: 'application/json-patch+json',
@@ -57,6 +63,24 @@ export class LocalClient implements Client {
       for (const [k, v] of Object.entries(query)) if (v !== undefined) q.set(k, v);
       // built from the parts: what parsing the path would give, without the parse
       const info = resourceRequestInfo(method, path(t.ns, t.name, t.sub), apiVersion, plural, t.ns, t.name ?? '', t.sub ?? '');
+      const metrics = this.registry.metrics;
+      if (!metrics) return serve(method, info, q, { body, contentType, value, o });
+      // counted as the API server counts any request (apiserver_request_total) and as client-go counts its own
+      const t0 = performance.now();
+      let code = 500;
+      try {
+        const res = await serve(method, info, q, { body, contentType, value, o }, (c) => (code = c));
+        return res;
+      } catch (e) {
+        if (e instanceof StatusError) code = e.code;
+        throw e;
+      } finally {
+        const s = (performance.now() - t0) / 1000;
+        recordRequest(metrics.apiserver, method, info, q, contentType, code, s);
+        metrics.restClient.record(IN_PROCESS_HOST, method, code, s);
+      }
+    };
+    const serve = async (method: string, info: ApiRequest['info'], q: URLSearchParams, { body, contentType, value, o }: Payload, onCode?: (code: number) => void) => {
       this.authorize(method, info, q);
       const req: ApiRequest = {
         info,
@@ -67,7 +91,9 @@ export class LocalClient implements Client {
         user: this.user,
         serializesResponse: o?.readOnlyResult,
       };
-      return (await handleResource(this.registry, req)).body;
+      const res = await handleResource(this.registry, req);
+      onCode?.(res.code);
+      return res.body;
     };
     const writeQuery = (o?: WriteOptions) => ({
       dryRun: o?.dryRun ? 'All' : undefined,
@@ -115,7 +141,13 @@ export class LocalClient implements Client {
         if (params.labelSelector) q.set('labelSelector', params.labelSelector);
         this.authorize('GET', info, q);
         const rs = resolveStore(this.registry, { ...info, verb: 'list' });
-        return watchObjects(rs, ns, params, (ev) => onEvent(ev as ClientWatchEvent));
+        const m = this.registry.metrics?.apiserver;
+        if (!m) return watchObjects(rs, ns, params, (ev) => onEvent(ev as ClientWatchEvent));
+        let sent: CounterCell | undefined;
+        return watchObjects(rs, ns, params, (ev) => {
+          (sent ??= m.watchEvents.with(info.group, info.version, info.resource)).inc();
+          onEvent(ev as ClientWatchEvent);
+        });
       },
     };
   }

@@ -1,6 +1,6 @@
 // One k1s cluster instance: storage, API server and control loops, with everything it owns (no globals, so
 // several clusters can run in one process).
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { HealthChecks } from '../apiserver/health.js';
@@ -35,6 +35,8 @@ import type { Server as TlsServer } from 'node:tls';
 import { CertificateReloader } from './cert-reload.js';
 import { createAuditor, type AuditOptions } from '../apiserver/audit/options.js';
 import { Encryption, type EncryptionOptions } from './encryption.js';
+import { Metrics } from '../metrics/metrics.js';
+import { instrumentStore } from '../storage/instrumented.js';
 
 export interface ClusterOptions {
   dataDir: string;
@@ -73,6 +75,8 @@ export interface ClusterOptions {
   audit?: AuditOptions;
   /** encryption at rest (--encryption-provider-config, --secrets-encryption) */
   encryption?: EncryptionOptions;
+  /** record nothing and serve no /metrics (--disable-metrics; the bench compares both) */
+  disableMetrics?: boolean;
 }
 
 export class Cluster {
@@ -148,8 +152,16 @@ export class Cluster {
     const kubeletClient = runAgent ? { ...(await issueKubeletClientCert(pki.ca)), caPem: pki.ca.certPem } : undefined;
     // metrics-server's part: real kubelets' usage, scraped from their /metrics/resource
     const realUsage = kubeletClient ? new RealUsageStore() : undefined;
-    const api = buildClusterApi(store, { serviceCIDR: opts.serviceCIDR, tokens, realUsage, podSecurity: opts.podSecurity });
+    // every component records into the cluster's one registry; the API's store is timed (etcd_request_duration_seconds)
+    const metrics = opts.disableMetrics ? undefined : new Metrics({ version: versionInfo() });
+    const api = buildClusterApi(metrics ? instrumentStore(store, metrics.storage) : store, { serviceCIDR: opts.serviceCIDR, tokens, realUsage, podSecurity: opts.podSecurity });
     const { registry, client } = api;
+    if (metrics) {
+      registry.useMetrics(metrics);
+      // the database file and its write-ahead log, as kube reports etcd's file
+      const db = join(opts.dataDir, 'db', 'state.db');
+      metrics.storage.dbSize.collect = () => metrics.storage.dbSize.with('etcd-0').set(fileSize(db) + fileSize(`${db}-wal`));
+    }
     // one object the aggregator's parts read at each request: a reload replaces its fields in place
     const proxyClientCert = { certPem: frontProxy.client.certPem, keyPem: frontProxy.client.keyPem };
     api.aggregator.useClientCert(proxyClientCert);
@@ -187,6 +199,7 @@ export class Cluster {
       watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs },
       aggregator: api.aggregator,
       audit: audit?.auditor,
+      metrics,
     });
     if (audit) stoppers.unshift(() => audit.writer.close());
     await bootstrapClusterObjects(api, opts.serviceCIDR);
@@ -245,6 +258,7 @@ export class Cluster {
       const controllers = new ControllerManager({
         client: client.withUserAgent(componentUserAgent('kube-controller-manager')),
         log,
+        metrics,
         controllers: defaultControllers({
           definitions: registry.definitions,
           caPem: pki.ca.certPem,
@@ -260,6 +274,7 @@ export class Cluster {
       const scheduler = new ControllerManager({
         client: client.withUserAgent(componentUserAgent('kube-scheduler')),
         log,
+        metrics,
         leaseName: 'kube-scheduler',
         controllers: [schedulerFactory()],
       });
@@ -331,6 +346,8 @@ export class Cluster {
 }
 
 const DEFAULT_SERVICE_CIDR = '10.43.0.0/16';
+
+const fileSize = (path: string) => statSync(path, { throwIfNoEntry: false })?.size ?? 0;
 
 /** the n-th address of the Service range: 1 is the kubernetes Service, 10 kube-dns (kubeadm's convention) */
 function serviceIPAt(cidr: string, n: number): string {

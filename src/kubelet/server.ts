@@ -1,6 +1,7 @@
 // The kubelet's HTTPS API (pkg/kubelet/server): /containerLogs, /exec, /attach and /portForward. Clients must present
 // a certificate signed by the cluster CA (anonymous requests get 401). /stats/summary and /metrics/resource serve
-// CPU and memory from a KubeletStatsSource (kubelet/stats/provider.ts), what metrics-server scrapes. Logs are read from the CRI log files here;
+// CPU and memory from a KubeletStatsSource (kubelet/stats/provider.ts), what metrics-server scrapes; /metrics/cadvisor
+// cAdvisor's container families from the same samples, /metrics the kubelet's own. Logs are read from the CRI log files here;
 // exec/attach/port-forward ask the runtime for a streaming URL (CRI Exec/Attach/PortForward) and proxy the upgraded
 // connection to it byte for byte.
 import { createServer, type Server } from 'node:https';
@@ -14,6 +15,8 @@ import { logOptions, readLogs, type LogQuery } from './logs/container-logs.js';
 import { dialUrl, proxyUpgrade, writeRawResponse } from '../apiserver/streams/upgrade-proxy.js';
 import type { KubeletStatsSource } from './stats/provider.js';
 import { RESOURCE_METRICS_CONTENT_TYPE } from './stats/resource-metrics.js';
+import { KubeletMetrics } from './stats/kubelet-metrics.js';
+import { forbiddenMessage, kubeletAttributes, type KubeletAuthorizer } from './server-auth.js';
 
 export interface StreamOptions {
   stdin: boolean;
@@ -50,6 +53,8 @@ export interface KubeletServerOptions {
   tls: { certPem: string; keyPem: string; caPem: string };
   /** /stats/summary and /metrics/resource (404 without) */
   stats?: KubeletStatsSource;
+  /** authorization of authenticated clients (SubjectAccessReviews); none: any CA-signed client may do anything */
+  authorize?: KubeletAuthorizer;
   log?: (line: string) => void;
 }
 
@@ -150,6 +155,8 @@ export class KubeletServer {
   private readonly upgraded = new Set<Socket>();
 
   private stats: KubeletStatsSource | undefined;
+  /** /metrics: the kubelet's own families (built at the first scrape) */
+  private readonly metrics = new KubeletMetrics(() => this.stats);
 
   constructor(private readonly opts: KubeletServerOptions) {
     this.stats = opts.stats;
@@ -205,6 +212,14 @@ export class KubeletServer {
     return authenticatedPeer(req.socket as TLSSocket) !== null;
   }
 
+  /** kube's 403 text for an authenticated client the authorizer denies, or undefined */
+  private async forbidden(req: IncomingMessage, path: string): Promise<string | undefined> {
+    const peer = this.opts.authorize && authenticatedPeer(req.socket as TLSSocket);
+    if (!peer) return undefined;
+    const attrs = kubeletAttributes(req.method ?? 'GET', path);
+    return (await this.opts.authorize!(peer, attrs)) ? undefined : forbiddenMessage(peer, attrs);
+  }
+
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const fail = (f: Failure) => {
       res.writeHead(f.code, { 'Content-Type': 'text/plain; charset=utf-8' });
@@ -212,6 +227,8 @@ export class KubeletServer {
     };
     if (!this.authorized(req)) return fail({ code: 401, message: 'Unauthorized' });
     const url = new URL(req.url ?? '/', 'https://kubelet');
+    const denied = await this.forbidden(req, url.pathname);
+    if (denied) return fail({ code: 403, message: denied });
     const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
     if (parts[0] === 'containerLogs' && req.method === 'GET') return this.containerLogs(parts.slice(1), url.searchParams, req, res, fail);
     if (['exec', 'attach', 'portForward'].includes(parts[0] ?? '')) return fail({ code: 400, message: 'Upgrade request required' });
@@ -223,6 +240,16 @@ export class KubeletServer {
     }
     if (stats && req.method === 'GET' && url.pathname === '/metrics/resource') {
       const body = await stats.resourceMetrics();
+      res.writeHead(200, { 'Content-Type': RESOURCE_METRICS_CONTENT_TYPE });
+      return void res.end(body);
+    }
+    if (req.method === 'GET' && url.pathname === '/metrics') {
+      const { contentType, body } = await this.metrics.render(req.headers.accept);
+      res.writeHead(200, { 'Content-Type': contentType });
+      return void res.end(body);
+    }
+    if (stats?.cadvisorMetrics && req.method === 'GET' && url.pathname === '/metrics/cadvisor') {
+      const body = await stats.cadvisorMetrics();
       res.writeHead(200, { 'Content-Type': RESOURCE_METRICS_CONTENT_TYPE });
       return void res.end(body);
     }
@@ -264,6 +291,8 @@ export class KubeletServer {
   private async upgrade(req: IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
     if (!this.authorized(req)) return writeRawResponse(socket, 401, 'Unauthorized');
     const url = new URL(req.url ?? '/', 'https://kubelet');
+    const denied = await this.forbidden(req, url.pathname);
+    if (denied) return writeRawResponse(socket, 403, denied);
     const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
     const [kind, ns = '', podName = ''] = parts;
     // /exec/{ns}/{pod}/{container} or /exec/{ns}/{pod}/{uid}/{container}; /portForward/{ns}/{pod}[/{uid}]

@@ -28,6 +28,10 @@ export interface QueuedPod {
   where: 'active' | 'backoff' | 'unschedulable' | 'inflight';
   /** the pod changed or a move request came while it was being scheduled */
   dirty: boolean;
+  /** performance.now() when the pod first entered the queue (the SLI's start) and when its current attempt began */
+  enqueued: number;
+  attemptStart?: number;
+  algorithmEnd?: number;
   /** its position in the active or backoff heap (kept by the heap) */
   heapIndex?: number;
 }
@@ -145,6 +149,11 @@ export class SchedulingQueue {
     return this.pods.size;
   }
 
+  /** scheduler_pending_pods: how many pods wait in each sub-queue (k1s gates none) */
+  pendingCounts(): Record<'active' | 'backoff' | 'unschedulable' | 'gated', number> {
+    return { active: this.active.size, backoff: this.backoff.size, unschedulable: this.unschedulable.size, gated: 0 };
+  }
+
   /** Where a pod is, for tests and diagnostics. */
   state(key: string): QueuedPod['where'] | undefined {
     return this.pods.get(key)?.where;
@@ -156,7 +165,7 @@ export class SchedulingQueue {
     const cur = this.pods.get(ref.key);
     if (cur && cur.uid === ref.uid) return;
     if (cur) this.delete(ref.key);
-    const q: QueuedPod = { ...ref, timestamp: this.now(), seq: this.seq++, attempts: 0, unschedulablePlugins: new Set(), where: 'active', dirty: false };
+    const q: QueuedPod = { ...ref, timestamp: this.now(), seq: this.seq++, attempts: 0, unschedulablePlugins: new Set(), where: 'active', dirty: false, enqueued: performance.now() };
     this.pods.set(q.key, q);
     this.pushActive(q);
     this.wake();
@@ -288,6 +297,7 @@ export class SchedulingQueue {
     q.where = 'inflight';
     this.inflight.add(q.key);
     q.attempts++;
+    q.attemptStart = performance.now();
     return q;
   }
 

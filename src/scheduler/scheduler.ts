@@ -6,8 +6,7 @@ import { tracePod } from '../machinery/pod-trace.js';
 import { informerLookups } from './cluster-lookups.js';
 import type { KObject } from '../api/types.js';
 import type { PodCondition, PodSpec } from '../api/core/pod/types.js';
-import type { Informer } from '../client/informer.js';
-import { objectKey } from '../client/informer.js';
+import { objectKey, type Informer } from '../client/informer.js';
 import type { Controller, ControllerContext, ControllerFactory } from '../client/controller.js';
 import type { EventRecorder } from '../client/events.js';
 import { StatusError } from '../machinery/errors.js';
@@ -21,6 +20,7 @@ import { Nominator } from './preemption/nominator.js';
 import type { PodDisruptionBudget } from '../api/policy/poddisruptionbudget/resource.js';
 import { SchedulerCache, type NodeInfo } from './node-info.js';
 import { SchedulingQueue, type QueuedPod } from './queue.js';
+import { AttemptMetrics } from './attempt-metrics.js';
 import { scoreNodes, selectHost } from './plugins/scores.js';
 import { sameResources, nodeAllocatable } from './resources.js';
 import { VolumeBinder, type VolumeReservation } from './volume-binding/binder.js';
@@ -114,6 +114,7 @@ export class Scheduler implements Controller {
   private readonly random: () => number;
   private nextStartNodeIndex = 0;
   private stopped = false;
+  private readonly metrics: AttemptMetrics | undefined;
 
   constructor(
     private readonly ctx: ControllerContext,
@@ -123,6 +124,7 @@ export class Scheduler implements Controller {
     this.random = opts.random ?? Math.random;
     this.recorder = ctx.recorder(this.schedulerName);
     this.queue = new SchedulingQueue({ now: () => ctx.now(), initialBackoffMs: opts.initialBackoffMs, maxBackoffMs: opts.maxBackoffMs });
+    this.metrics = ctx.metrics && new AttemptMetrics(ctx.metrics.scheduler, this.schedulerName, this.queue);
   }
 
   setup(): void {
@@ -217,6 +219,7 @@ export class Scheduler implements Controller {
         this.scheduleOne(q);
       } catch (e) {
         this.ctx.log(`k1s: scheduler: ${q.key}: ${(e as Error).message}`);
+        this.metrics?.finish(q, 'error');
         this.queue.addBackoff(q.key);
       }
       // let bindings, status writes and informer events through now and then
@@ -249,6 +252,7 @@ export class Scheduler implements Controller {
       this.postFilter(q, pod, info, nodes, placement.statuses);
       return;
     }
+    q.algorithmEnd = performance.now();
     this.cache.assume(pod, placement.host.name);
     // VolumeBinding's Reserve: PVs and provisioning promised to this pod before the next one is scheduled
     const volumes = this.volumes?.reserve(info, placement.host.name);
@@ -280,6 +284,7 @@ export class Scheduler implements Controller {
         { subresource: 'binding' },
       );
       tracePod(pod, 'scheduler: binding done');
+      this.metrics?.finish(q, 'scheduled', q.algorithmEnd);
       this.queue.done(q.key);
       this.recorder.event(pod, 'Normal', 'Scheduled', `Successfully assigned ${ns}/${name} to ${node}`);
     } catch (e) {
@@ -290,6 +295,7 @@ export class Scheduler implements Controller {
         this.queue.done(q.key);
         return;
       }
+      this.metrics?.finish(q, 'error', q.algorithmEnd);
       const msg = `Binding rejected: ${(e as Error).message}`;
       this.ctx.log(`k1s: scheduler: ${q.key}: ${msg}`);
       this.queue.addBackoff(q.key);
@@ -331,6 +337,7 @@ export class Scheduler implements Controller {
   }
 
   private fail(q: QueuedPod, pod: PodLike, message: string, plugins: string[], opts: { nominate?: string } = {}): void {
+    this.metrics?.finish(q, 'unschedulable', performance.now());
     this.queue.addUnschedulable(q.key, plugins);
     this.report(pod, message, 'Unschedulable', opts);
   }

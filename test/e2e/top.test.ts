@@ -8,6 +8,9 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { kubectl, until, type K1sServer } from './harness.js';
 import { startRealNode, stopRealNode } from './real-node.js';
+import { join } from 'node:path';
+import { createClientCert } from '../../src/pki/certs.js';
+import { parsePrometheusText, sampleValue } from '../prometheus-text.js';
 
 const BUSYBOX = 'k1s.local/busybox:1.35';
 const BRIDGE = 'k1stop0';
@@ -33,10 +36,12 @@ function topRows(out: string): Map<string, string[]> {
   return new Map(out.trim().split('\n').filter(Boolean).map((l) => l.trim().split(/\s+/)).map((f) => [f[0], f.slice(1)]));
 }
 
-/** GET on the node's kubelet with the admin identity from the kubeconfig (a CA-signed client certificate). */
-async function kubeletGet(path: string): Promise<{ code: number; type: string; body: string }> {
+/** GET on the node's kubelet with the admin identity from the kubeconfig (a CA-signed client certificate), or `as`. */
+async function kubeletGet(path: string, as?: { certPem: string; keyPem: string }): Promise<{ code: number; type: string; body: string }> {
   const kc = parseYaml(readFileSync(server!.kubeconfig, 'utf8')) as any;
-  const user = kc.users[0].user;
+  const user = as
+    ? { 'client-certificate-data': Buffer.from(as.certPem).toString('base64'), 'client-key-data': Buffer.from(as.keyPem).toString('base64') }
+    : kc.users[0].user;
   const ca = Buffer.from(kc.clusters[0].cluster['certificate-authority-data'], 'base64');
   const node = JSON.parse(await k.ok(['get', 'nodes', '-o', 'json'])).items[0];
   const port = node.status.daemonEndpoints.kubeletEndpoint.Port;
@@ -92,6 +97,30 @@ test('the kubelet serves /metrics/resource and /stats/summary from CRI stats', a
   const again = JSON.parse((await kubeletGet('/stats/summary')).body);
   const c = again.pods.find((p: any) => p.podRef.name === 'burner').containers[0];
   assert.ok(c.cpu.usageNanoCores > 50_000_000, `burner uses > 0.05 core: ${JSON.stringify(c.cpu)}`);
+});
+
+test('the kubelet serves /metrics/cadvisor and /metrics, authorized on nodes/metrics through the API server', async () => {
+  const cad = await kubeletGet('/metrics/cadvisor');
+  assert.equal(cad.code, 200, cad.body);
+  const c = parsePrometheusText(cad.body);
+  assert.ok(sampleValue(c, 'container_cpu_usage_seconds_total', { container: 'main', namespace: 'default', pod: 'burner' })! > 0);
+  assert.ok(sampleValue(c, 'container_memory_working_set_bytes', { container: 'main', pod: 'burner' })! >= 16 * 1024 * 1024);
+  assert.ok(sampleValue(c, 'container_memory_working_set_bytes', { id: '/' })! > 0, 'the node');
+  const own = parsePrometheusText((await kubeletGet('/metrics')).body);
+  assert.ok(sampleValue(own, 'kubelet_running_pods')! >= 2);
+  // a CA-signed user without nodes/metrics gets the kubelet's 403; a ClusterRole granting it lets them in
+  const tls = join(server!.dataDir, 'tls');
+  const ca = { certPem: readFileSync(join(tls, 'ca.crt'), 'utf8'), keyPem: readFileSync(join(tls, 'ca.key'), 'utf8') };
+  const bob = await createClientCert(ca, { commonName: 'bob' });
+  const denied = await kubeletGet('/metrics/cadvisor', bob);
+  assert.equal(denied.code, 403);
+  assert.equal(denied.body, 'Forbidden (user=bob, verb=get, resource=nodes, subresource(s)=[metrics])\n');
+  assert.equal((await kubeletGet('/stats/summary', bob)).body, 'Forbidden (user=bob, verb=get, resource=nodes, subresource(s)=[stats])\n');
+  const monitor = await createClientCert(ca, { commonName: 'carol' });
+  await k.ok(['create', 'clusterrole', 'node-metrics', '--verb=get', '--resource=nodes/metrics']);
+  await k.ok(['create', 'clusterrolebinding', 'carol-node-metrics', '--clusterrole=node-metrics', '--user=carol']);
+  await until(async () => (await kubeletGet('/metrics/resource', monitor)).code === 200, 'carol to be allowed nodes/metrics', 10_000);
+  assert.equal((await kubeletGet('/stats/summary', monitor)).code, 403);
 });
 
 test('kubectl top pod shows the burner using far more CPU than the idle pod (1.33 and 1.27)', async () => {

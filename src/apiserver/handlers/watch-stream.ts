@@ -8,6 +8,7 @@ import { contextFor, render, resolveStore, watchParams, type ApiRequest } from '
 import type { Registry } from '../registry/registry.js';
 import { watchObjects, type WatchEventOut } from '../registry/list.js';
 import { revisionJSON } from '../registry/revision-json.js';
+import type { CounterCell } from '../../metrics/family.js';
 
 export interface WatchStreamOptions {
   bookmarkIntervalMs?: number;
@@ -42,8 +43,13 @@ export async function serveWatch(registry: Registry, req: ApiRequest, res: Serve
   };
   const pending: string[] = [];
   let headersSent = false;
+  // apiserver_watch_events_total and apiserver_registered_watchers of this resource
+  const watchMetrics = registry.metrics?.apiserver;
+  let sent: CounterCell | undefined;
   const send = (ev: WatchEventOut) => {
     if (!open) return;
+    // a series appears with its first event, as kube's
+    if (watchMetrics) (sent ??= watchMetrics.watchEvents.with(info.group, info.version, info.resource)).inc();
     const line = encode(ev);
     if (!headersSent) {
       pending.push(line);
@@ -60,11 +66,14 @@ export async function serveWatch(registry: Registry, req: ApiRequest, res: Serve
   headersSent = true;
   if (pending.length) res.write(pending.join(''));
   else res.flushHeaders();
+  const watchers = watchMetrics?.registeredWatchers.with(info.group, info.version, info.resource);
+  watchers?.inc();
   const maxS = opts.maxSeconds ?? 1800;
   const timeoutS = p.timeoutSeconds && p.timeoutSeconds > 0 ? p.timeoutSeconds : maxS * (1 + Math.random());
   const finish = () => {
     if (!open) return;
     open = false;
+    watchers?.dec();
     clearTimeout(timer);
     w.stop();
     if (!res.writableEnded) res.end();

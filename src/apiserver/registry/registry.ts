@@ -6,6 +6,7 @@ import { Admission } from '../admission/chain.js';
 import { actionKey, type ActionHandler } from './actions.js';
 import { ResourceStore } from './store.js';
 import type { AccessDecider } from '../../api/rbac/rules.js';
+import type { Metrics } from '../../metrics/metrics.js';
 
 export class Registry {
   readonly schemas: SchemaSet;
@@ -16,6 +17,8 @@ export class Registry {
   readonly actionAdmission = new Admission();
   /** answers the access-review kinds (the same authorizer the API server enforces); unset: system:masters only */
   authorizer?: AccessDecider;
+  /** the cluster's metrics (set by useMetrics): requests, watches and admission record there */
+  metrics?: Metrics;
   private readonly stores = new Map<string, ResourceStore>();
   private readonly byKind = new Map<string, ResourceStore>();
   readonly definitions: ResourceDefinition[] = [];
@@ -75,6 +78,12 @@ export class Registry {
     this.generation++;
     for (const l of this.listeners) l();
     return refused;
+  }
+
+  /** Records requests, watch events and admission latencies in `metrics` from now on. */
+  useMetrics(metrics: Metrics): void {
+    this.metrics = metrics;
+    for (const chain of [this.admission, this.connectAdmission, this.actionAdmission]) chain.record(metrics.apiserver);
   }
 
   /** Calls `listener` after each change of the resources served at run time (CRDs); returns the unsubscribe. */

@@ -6,6 +6,8 @@ import { InformerFactory } from '../../client/informer.js';
 import type { Controller, ControllerContext, ControllerFactory } from '../../client/controller.js';
 import { EventRecorder } from '../../client/events.js';
 import { LeaderElector } from './leader-election.js';
+import type { Metrics } from '../../metrics/metrics.js';
+import { kubeQueueName } from './queue-names.js';
 
 export interface ControllerManagerOptions {
   client: Client;
@@ -17,6 +19,8 @@ export interface ControllerManagerOptions {
   /** no Lease (single-process tests) */
   leaderElection?: boolean;
   now?: () => number;
+  /** the cluster's metrics: each controller's work queue records there */
+  metrics?: Metrics;
 }
 
 export class ControllerManager {
@@ -68,6 +72,8 @@ export class ControllerManager {
       informers,
       log,
       now,
+      metrics: this.opts.metrics,
+      queueMetrics: (controller) => this.opts.metrics?.workqueue.queue(kubeQueueName(controller)),
       recorder: (component) => {
         let r = recorders.get(component);
         if (!r) recorders.set(component, (r = new EventRecorder(this.opts.client, component, '', log, now)));

@@ -28,6 +28,7 @@ import type { ServiceProxy } from '../../network/service-proxy/proxy.js';
 import { routedClusterDNS, startNodeServiceProxy } from '../../network/service-proxy/node.js';
 import { startNodeNetworkPolicy, type NetworkPolicyEnforcer } from '../../network/network-policy/enforcer.js';
 import { issueKubeletServingCert, KubeletServer } from '../server.js';
+import { subjectAccessReviewAuthorizer } from '../server-auth.js';
 import type { CertKeyPem } from '../../pki/certs.js';
 import { readMachineInfo } from './machine-info.js';
 import { kubeletMaySetLabel } from '../../api/core/node/kubelet-labels.js';
@@ -166,11 +167,12 @@ export class NodeAgent {
       }
       phase(`CRI runtime ${runtime.version}: ${adopted} pod${adopted === 1 ? '' : 's'} found running`);
       let agent: NodeAgent | undefined;
-      // the kubelet API (logs, exec, attach, port-forward) the API server proxies to
-      let kubeletPort: number | undefined;
+      let kubeletPort: number | undefined; // the kubelet API (logs, exec, port-forward, metrics) the API server proxies to
       if (opts.ca) {
         const tls = await issueKubeletServingCert(opts.ca, { name: nodeName, ips: [internalIP] });
-        server = new KubeletServer({ streams: criStreams(runtime, (ns, name) => kubelet.getPod(ns, name)), tls: { ...tls, caPem: opts.ca.certPem }, log });
+        // Webhook authorization as kube's kubelet: SubjectAccessReviews with the node's own client
+        const authorize = subjectAccessReviewAuthorizer(opts.client, nodeName);
+        server = new KubeletServer({ streams: criStreams(runtime, (ns, n) => kubelet.getPod(ns, n)), tls: { ...tls, caPem: opts.ca.certPem }, authorize, log });
         kubeletPort = await listenPreferred(server, opts.kubeletPort ?? 10250);
         phase(`kubelet API listening on port ${kubeletPort}`);
       }

@@ -8,6 +8,7 @@ import { CriError, type CriClient } from '../../runtime/cri-client.js';
 import type * as cri from '../../runtime/cri-types.js';
 import { parseMemoryStat } from '../eviction/signals.js';
 import { resourceMetricsText } from './resource-metrics.js';
+import { cadvisorMetricsText } from './cadvisor-metrics.js';
 import { buildSummary, CpuRateCache, type ContainerSample, type CpuSample, type MemorySample, type NodeSample, type PodSample, type Summary } from './summary.js';
 
 /** What KubeletServer serves stats from. */
@@ -16,6 +17,10 @@ export interface KubeletStatsSource {
   summary(): Promise<Summary>;
   /** GET /metrics/resource */
   resourceMetrics(): Promise<string>;
+  /** GET /metrics/cadvisor (404 without) */
+  cadvisorMetrics?(): Promise<string>;
+  /** the node's and its running pods' samples (kubelet_running_* of /metrics) */
+  runningSamples?(): Promise<{ node: NodeSample; pods: PodSample[] }>;
 }
 
 export interface CriStatsProviderOptions {
@@ -65,6 +70,10 @@ export function podSamples(
     if (cpu) sample.cpu = cpu;
     const memory = criMemory(st?.memory, now);
     if (memory) sample.memory = memory;
+    const image = c.image?.image || c.image_ref;
+    if (image) sample.image = image;
+    const used = num(st?.writable_layer?.used_bytes);
+    if (used !== undefined) sample.fs = { timeMs: nsToMs(st?.writable_layer?.timestamp, now), usedBytes: used, device: st?.writable_layer?.fs_id?.mountpoint ?? '' };
     let list = bySandbox.get(c.pod_sandbox_id);
     if (!list) bySandbox.set(c.pod_sandbox_id, (list = []));
     list.push(sample);
@@ -166,6 +175,14 @@ export class CriStatsProvider implements KubeletStatsSource {
   async summary(): Promise<Summary> {
     const s = await this.samples();
     return buildSummary(s.node, s.pods, this.cache, { updateCache: true });
+  }
+
+  runningSamples(): Promise<{ node: NodeSample; pods: PodSample[] }> {
+    return this.samples();
+  }
+
+  async cadvisorMetrics(): Promise<string> {
+    return cadvisorMetricsText(await this.samples());
   }
 
   async resourceMetrics(): Promise<string> {

@@ -7,9 +7,11 @@ import { goFloat } from '../../machinery/gofloat.js';
 
 export const RESOURCE_METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
-interface Family {
+export interface Family {
   help: string;
   type: 'counter' | 'gauge';
+  /** printed without kube's "[STABLE]" (cAdvisor's families carry no stability level) */
+  unversioned?: boolean;
 }
 
 /** The families kube 1.33 serves (scrape_error is hidden since it was deprecated in 1.29; swap is not measured). */
@@ -46,14 +48,14 @@ function labelKey(s: Series): string {
   return Object.keys(s.labels).sort().map((k) => s.labels[k]).join('\u0000');
 }
 
-/** Renders families (any order in) as the text format (sorted out). */
-export function renderFamilies(families: Map<string, Series[]>): string {
+/** Renders families (any order in) as the text format (sorted out); `table` holds their help and type. */
+export function renderFamilies(families: Map<string, Series[]>, table: Record<string, Family> = FAMILIES): string {
   const lines: string[] = [];
   for (const name of [...families.keys()].sort()) {
     const series = families.get(name) ?? [];
-    const fam = FAMILIES[name];
+    const fam = table[name];
     if (!fam || series.length === 0) continue;
-    lines.push(`# HELP ${name} [STABLE] ${fam.help}`, `# TYPE ${name} ${fam.type}`);
+    lines.push(`# HELP ${name} ${fam.unversioned ? '' : '[STABLE] '}${fam.help}`, `# TYPE ${name} ${fam.type}`);
     for (const s of [...series].sort((a, b) => (labelKey(a) < labelKey(b) ? -1 : labelKey(a) > labelKey(b) ? 1 : 0))) lines.push(seriesLine(name, s));
   }
   return lines.length ? `${lines.join('\n')}\n` : '';

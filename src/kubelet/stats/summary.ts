@@ -32,6 +32,9 @@ export interface ContainerSample {
   startTimeMs: number;
   cpu?: CpuSample;
   memory?: MemorySample;
+  /** the image the container runs and its writable layer's usage (cAdvisor's figures) */
+  image?: string;
+  fs?: { timeMs: number; usedBytes: number; device: string };
 }
 
 export interface PodSample {

@@ -137,6 +137,10 @@ export class WebhookDispatcher {
     if (attrs.dryRun && h.sideEffects !== 'None' && h.sideEffects !== 'NoneOnDryRun') {
       throw errors.badRequest(`admission webhook "${h.name}" does not support dry run`);
     }
+    const t0 = performance.now();
+    // apiserver_admission_webhook_admission_duration_seconds: rejected when it denies or fails
+    const observe = (rejected: boolean) => this.registry.metrics?.apiserver.admissionWebhook
+      .with(h.name, mutating ? 'admit' : 'validate', attrs.operation, String(rejected)).observe((performance.now() - t0) / 1000);
     try {
       const version = chooseVersion(h);
       const review = buildReview(version, attrs);
@@ -144,8 +148,11 @@ export class WebhookDispatcher {
         timeoutMs: (h.timeoutSeconds ?? 10) * 1000,
         resolveService: (ref) => resolveServiceEndpoint(this.registry, ref),
       });
-      return parseResponse(version, body, attrs.uid, mutating);
+      const r = parseResponse(version, body, attrs.uid, mutating);
+      observe(!r.allowed);
+      return r;
     } catch (e) {
+      observe(true);
       if (e instanceof StatusError) throw e;
       const reason = e instanceof WebhookCallError ? e.message : `received invalid webhook response: ${(e as Error).message}`;
       const msg = `failed calling webhook "${h.name}": ${reason}`;

@@ -10,6 +10,7 @@ import { CriStatsProvider, podSamples, readNodeSample } from '../../../../src/ku
 import { KubeletServer, issueKubeletServingCert } from '../../../../src/kubelet/server.js';
 import { createCa, createClientCert, type CertKeyPem } from '../../../../src/pki/certs.js';
 import { runtimeFixture, type RuntimeFixture } from '../kubelet-server-fixture.js';
+import { labelNamesOf, parsePrometheusText, sampleValue } from '../../../prometheus-text.js';
 
 let rt: RuntimeFixture;
 const dirs: string[] = [];
@@ -131,6 +132,23 @@ test('the kubelet server serves /stats/summary and /metrics/resource to CA-signe
     const summary = JSON.parse(s.body);
     assert.equal(summary.node.nodeName, 'n1');
     assert.ok(summary.pods.some((p: { podRef: { name: string } }) => p.podRef.name === 'streams'));
+    // cAdvisor's families and the kubelet's own, read back by a Prometheus text parser
+    assert.equal((await get(port, '/metrics/cadvisor')).code, 401, 'anonymous');
+    const cad = await get(port, '/metrics/cadvisor', client);
+    assert.equal(cad.code, 200);
+    assert.equal(cad.type, 'text/plain; version=0.0.4; charset=utf-8');
+    const c = parsePrometheusText(cad.body);
+    assert.equal(c.families.get('container_cpu_usage_seconds_total')?.help, 'Cumulative cpu time consumed in seconds.');
+    assert.ok(sampleValue(c, 'container_cpu_usage_seconds_total', { container: 'burn', namespace: 'default', pod: 'streams' })! > 0);
+    assert.ok(sampleValue(c, 'container_memory_working_set_bytes', { container: 'idle', pod: 'streams' })! > 0);
+    assert.ok(sampleValue(c, 'container_cpu_usage_seconds_total', { id: '/' })! > 0, 'the node (root cgroup)');
+    assert.ok(sampleValue(c, 'container_start_time_seconds', { container: 'burn' })! > 1.7e9);
+    assert.ok(labelNamesOf(c, 'container_memory_working_set_bytes').has('image'));
+    const own = parsePrometheusText((await get(port, '/metrics', client)).body);
+    assert.ok(sampleValue(own, 'kubelet_running_pods')! >= 1);
+    assert.ok(sampleValue(own, 'kubelet_running_containers', { container_state: 'running' })! >= 2);
+    assert.equal(sampleValue(own, 'kubernetes_build_info', { major: '1', minor: '33' }), 1);
+    assert.ok(own.families.has('process_cpu_seconds_total'));
   } finally {
     await server.close();
   }
