@@ -1,0 +1,57 @@
+// containerd's registry host configuration (hosts.toml files under the CRI plugin's config_path) that makes k1s'
+// registry a mirror of the public registries: the upstream first, so that online a tag resolves where it is
+// published (blobs containerd already has are not fetched again); the local registry second, so that offline —
+// the upstream fails fast when its name does not resolve — what the node has is served. containerd reads these
+// files at every pull, so they can be written after containerd started, once the registry's port is known.
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+/** The registries mirrored, with the endpoint containerd uses for each when no hosts.toml says otherwise. */
+export const MIRRORED_REGISTRIES: Record<string, string> = {
+  'docker.io': 'https://registry-1.docker.io',
+  'registry.k8s.io': 'https://registry.k8s.io',
+  'quay.io': 'https://quay.io',
+  'ghcr.io': 'https://ghcr.io',
+};
+
+/** the directory config_path names: <containerd dir>/certs.d */
+export const registryConfigDir = (containerdDir: string): string => path.join(containerdDir, 'certs.d');
+
+const q = (s: string): string => JSON.stringify(s);
+
+/**
+ * hosts.toml of a mirrored registry: the upstream as the first host and k1s' registry as `server`, which
+ * containerd tries after the hosts; containerd adds `?ns=<registry>` to requests to any host not the registry's
+ * own, so the registry knows which upstream a repository belongs to.
+ */
+export function mirrorHostsToml(upstream: string, local: string): string {
+  return `# written by k1s on every start; edits are overwritten
+server = ${q(local)}
+
+[host.${q(upstream)}]
+  capabilities = ["pull", "resolve"]
+`;
+}
+
+/** hosts.toml of the registry's own names (localhost:<port>, 127.0.0.1:<port>): plain HTTP, push too */
+export function selfHostsToml(local: string): string {
+  return `# written by k1s on every start; edits are overwritten
+server = ${q(local)}
+
+[host.${q(local)}]
+  capabilities = ["pull", "resolve", "push"]
+`;
+}
+
+/** Writes the mirror configuration for a registry on 127.0.0.1:port (port undefined: none, removes it). */
+export async function writeRegistryHosts(dir: string, port: number | undefined): Promise<void> {
+  await rm(dir, { recursive: true, force: true });
+  if (port === undefined) return;
+  const local = `http://127.0.0.1:${port}`;
+  const files: [string, string][] = Object.entries(MIRRORED_REGISTRIES).map(([host, upstream]) => [host, mirrorHostsToml(upstream, local)]);
+  for (const self of [`localhost:${port}`, `127.0.0.1:${port}`]) files.push([self, selfHostsToml(local)]);
+  for (const [host, text] of files) {
+    await mkdir(path.join(dir, host), { recursive: true });
+    await writeFile(path.join(dir, host, 'hosts.toml'), text);
+  }
+}
