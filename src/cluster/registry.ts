@@ -5,8 +5,11 @@ import path from 'node:path';
 import type { Client } from '../client/types.js';
 import type { ContainerdPaths } from '../runtime/containerd-config.js';
 import { ContainerdStore } from '../runtime/containerd-store.js';
-import { registryConfigDir, writeRegistryHosts } from '../runtime/registry-hosts.js';
+import { registryConfigDir, unreachableUpstreams, writeRegistryHosts } from '../runtime/registry-hosts.js';
 import { Registry } from '../registry/server.js';
+
+/** how often the upstreams are probed: going offline can cost one pull containerd's 30 s dial timeout, once */
+const PROBE_INTERVAL_MS = 30_000;
 
 /** kind's and KEP-1755's customary port; a second cluster on the machine gets a free one */
 export const DEFAULT_REGISTRY_PORT = 5000;
@@ -19,6 +22,7 @@ export interface ClusterRegistryOptions {
   port?: number;
   client: Client;
   log: (line: string) => void;
+  probeIntervalMs?: number;
 }
 
 /** The KEP-1755 ConfigMap: host is what a developer pushes to, and what the container runtime pulls from. */
@@ -49,13 +53,33 @@ export async function startClusterRegistry(opts: ClusterRegistryOptions): Promis
     port = await registry.start();
     opts.log(`k1s: registry: port ${wanted} is in use, serving on ${port} instead (--registry-port)`);
   }
-  await writeRegistryHosts(registryConfigDir(opts.containerd.dir), port);
+  const dir = registryConfigDir(opts.containerd.dir);
+  let unreachable = await unreachableUpstreams();
+  await writeRegistryHosts(dir, port, unreachable);
+  if (unreachable.size) opts.log(`k1s: registry: no answer from ${[...unreachable].join(', ')}: their pulls go to the local registry only`);
+  let probing = false;
+  const timer = setInterval(() => {
+    if (probing) return;
+    probing = true;
+    void unreachableUpstreams()
+      .then(async (now) => {
+        const same = now.size === unreachable.size && [...now].every((h) => unreachable.has(h));
+        if (same) return;
+        unreachable = now;
+        await writeRegistryHosts(dir, port, now);
+        opts.log(`k1s: registry: upstreams not answering now: ${now.size ? [...now].join(', ') : 'none'}`);
+      })
+      .catch((e) => opts.log(`k1s: registry: probing upstreams: ${(e as Error).message}`))
+      .finally(() => (probing = false));
+  }, opts.probeIntervalMs ?? PROBE_INTERVAL_MS);
+  timer.unref();
   const cm = localRegistryHostingConfigMap(registry.self);
   await opts.client.resource('v1', 'configmaps').patch('kube-public', 'local-registry-hosting', 'apply', cm, { fieldManager: 'k1s-registry', force: true });
   opts.log(`k1s: registry serving ${registry.self} (mirror of docker.io, registry.k8s.io, quay.io, ghcr.io)`);
   return {
     port,
     stop: async () => {
+      clearInterval(timer);
       await registry.stop();
       store.close();
     },
