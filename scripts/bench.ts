@@ -14,6 +14,7 @@ import { benchNode } from './bench-node.js';
 import { benchCustomResources } from './bench-custom-resources.js';
 import { benchAdmission } from './bench-admission.js';
 import { benchAudit } from './bench-audit.js';
+import { benchRegistry } from './bench-registry.js';
 
 type Make = (name: string) => Record<string, unknown>;
 const configMap: Make = (name) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { key: 'value' } });
@@ -151,7 +152,12 @@ async function main(): Promise<void> {
     lines.push(`| ${k} | ${v} |`);
     console.log(`${k}: ${v}`);
   };
-  // K1S_BENCH_ONLY=scheduler|node|cli|network|crd|admission|audit runs just those figures (api: see below)
+  // K1S_BENCH_ONLY=scheduler|node|registry|cli|network|crd|admission|audit runs just those figures (api: see below)
+  if (process.env.K1S_BENCH_ONLY === 'registry') {
+    await benchRegistry(row);
+    console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
+    return;
+  }
   if (process.env.K1S_BENCH_ONLY === 'audit') {
     await benchAudit(row);
     console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
@@ -314,6 +320,7 @@ async function main(): Promise<void> {
     await benchControllers(row);
     await benchScheduler(row);
     await benchNode(row);
+    await benchRegistry(row);
     await benchNetwork(row);
     await benchCli(row);
   }
