@@ -31,9 +31,11 @@ export function mirrorHostsToml(upstream: string, local: string, opts: { upstrea
   const head = `# written by k1s on every start; edits are overwritten
 server = ${q(local)}
 `;
-  if (opts.upstreamReachable === false) return `${head}# ${upstream} did not answer k1s' last probe: left out until it does\n`;
+  // containerd 1.6 refuses a hosts.toml without a [host] table ("invalid `host` tree"): the registry stands in
+  const host = opts.upstreamReachable === false ? local : upstream;
+  const note = opts.upstreamReachable === false ? `# ${upstream} did not answer k1s' last probe: left out until it does\n` : '';
   return `${head}
-[host.${q(upstream)}]
+${note}[host.${q(host)}]
   capabilities = ["pull", "resolve"]
 `;
 }

@@ -1,10 +1,12 @@
 // The cluster's registry with a real node, offline: an image loaded as docker.io/library/busybox:latest runs in a
-// pod with `image: busybox` and imagePullPolicy Always (the pull goes to the unreachable Docker Hub first, then to
-// the mirror), with the kubelet's Pulling/Pulled events and a digest in imageID; an image pushed with ctr runs too;
-// the KEP-1755 ConfigMap names the registry.
+// pod with `image: busybox` and imagePullPolicy Always (Docker Hub does not answer k1s' probe here, so containerd
+// asks the local registry only; test/unit/registry covers the upstream-first fallback), with the kubelet's
+// Pulling/Pulled events and a digest in imageID; an image pushed with ctr runs too; the KEP-1755 ConfigMap names the
+// registry.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { writeOciImageTar } from '../../src/runtime/oci-layout.js';
 import { containerdPaths } from '../../src/runtime/containerd-config.js';
 import { tinyImageFiles } from '../unit/runtime/fixtures.js';
@@ -60,6 +62,8 @@ test('offline: a loaded docker.io/library/busybox:latest runs as image busybox w
   const events = await k.ok(['get', 'events', '--field-selector', 'involvedObject.name=latest', '-o', 'jsonpath={range .items[*]}{.reason}: {.message}{"\\n"}{end}']);
   assert.match(events, /Pulling: Pulling image "busybox"/);
   assert.match(events, /Pulled: Successfully pulled image "busybox" in [\d.]+m?s \([\d.]+m?s including waiting\)\. Image size: \d+ bytes\./);
+  const hosts = readFileSync(join(containerdPaths(dataDir!).dir, 'certs.d', 'docker.io', 'hosts.toml'), 'utf8');
+  assert.match(hosts, /^server = "http:\/\/127\.0\.0\.1:\d+"$/m);
 });
 
 test('an image pushed with ctr runs from localhost:<port>', async () => {

@@ -7,12 +7,13 @@ import path from 'node:path';
 import { mirrorHostsToml, probeUpstream, unreachableUpstreams, writeRegistryHosts } from '../../../src/runtime/registry-hosts.js';
 import { tempDir } from './fixtures.js';
 
-test('mirror hosts.toml: upstream host first, the local registry as server; upstream left out when unreachable', () => {
+test('mirror hosts.toml: upstream host first, the local registry as server; the registry in its place when unreachable', () => {
   const on = mirrorHostsToml('https://registry-1.docker.io', 'http://127.0.0.1:5000');
   assert.match(on, /^server = "http:\/\/127\.0\.0\.1:5000"$/m);
   assert.match(on, /^\[host\."https:\/\/registry-1\.docker\.io"\]\n {2}capabilities = \["pull", "resolve"\]$/m);
   const off = mirrorHostsToml('https://registry-1.docker.io', 'http://127.0.0.1:5000', { upstreamReachable: false });
-  assert.doesNotMatch(off, /\[host/);
+  assert.doesNotMatch(off, /\[host\."https/);
+  assert.match(off, /^\[host\."http:\/\/127\.0\.0\.1:5000"\]$/m);
 });
 
 test('writeRegistryHosts writes one hosts.toml per mirrored registry and the registry\'s own names', async (t) => {
@@ -20,7 +21,7 @@ test('writeRegistryHosts writes one hosts.toml per mirrored registry and the reg
   t.after(tmp.remove);
   await writeRegistryHosts(tmp.dir, 5001, new Set(['quay.io']));
   for (const h of ['docker.io', 'registry.k8s.io', 'ghcr.io']) assert.match(readFileSync(path.join(tmp.dir, h, 'hosts.toml'), 'utf8'), /\[host\./);
-  assert.doesNotMatch(readFileSync(path.join(tmp.dir, 'quay.io', 'hosts.toml'), 'utf8'), /\[host\./);
+  assert.doesNotMatch(readFileSync(path.join(tmp.dir, 'quay.io', 'hosts.toml'), 'utf8'), /\[host\."https/);
   assert.match(readFileSync(path.join(tmp.dir, 'localhost:5001', 'hosts.toml'), 'utf8'), /"push"/);
   await writeRegistryHosts(tmp.dir, undefined);
   assert.equal(existsSync(tmp.dir), false);
