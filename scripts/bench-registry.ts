@@ -12,7 +12,7 @@ import { ContainerdStore } from '../src/runtime/containerd-store.js';
 import { CriClient } from '../src/runtime/cri-client.js';
 import { writeOciImageTar } from '../src/runtime/oci-layout.js';
 import { registryConfigDir, writeRegistryHosts } from '../src/runtime/registry-hosts.js';
-import { Registry } from '../src/registry/server.js';
+import { ImageRegistry } from '../src/registry/server.js';
 
 type Row = (k: string, v: string) => void;
 const IMAGE = 'docker.io/library/k1s-bench:latest';
@@ -44,7 +44,7 @@ export async function benchRegistry(row: Row, sizeMb = Number(process.env.K1S_BE
     const importMs = ctrImport(imported);
     const store = new ContainerdStore({ address: source.paths.address, root: source.paths.root });
     stops.unshift(() => store.close());
-    const registry = new Registry({ store, uploadDir: path.join(dir, 'uploads'), port: 0 });
+    const registry = new ImageRegistry({ store, uploadDir: path.join(dir, 'uploads'), port: 0 });
     const port = await registry.start();
     stops.unshift(() => registry.stop());
     // the upstream stays in hosts.toml: here its name does not resolve, as on a machine with no network

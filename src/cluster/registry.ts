@@ -6,7 +6,7 @@ import type { Client } from '../client/types.js';
 import type { ContainerdPaths } from '../runtime/containerd-config.js';
 import { ContainerdStore } from '../runtime/containerd-store.js';
 import { registryConfigDir, unreachableUpstreams, writeRegistryHosts } from '../runtime/registry-hosts.js';
-import { Registry } from '../registry/server.js';
+import { ImageRegistry } from '../registry/server.js';
 
 /** how often the upstreams are probed: going offline can cost one pull containerd's 30 s dial timeout, once */
 const PROBE_INTERVAL_MS = 30_000;
@@ -40,7 +40,7 @@ export function localRegistryHostingConfigMap(host: string): Record<string, unkn
 export async function startClusterRegistry(opts: ClusterRegistryOptions): Promise<{ port: number; stop: () => Promise<void> }> {
   const store = new ContainerdStore({ address: opts.containerd.address, root: opts.containerd.root });
   const mk = (port: number) =>
-    new Registry({ store, port, uploadDir: path.join(opts.dataDir, 'agent', 'registry', 'uploads'), log: opts.log, trace: (process.env.K1S_TRACE ?? '').split(',').includes('registry') });
+    new ImageRegistry({ store, port, uploadDir: path.join(opts.dataDir, 'agent', 'registry', 'uploads'), log: opts.log, trace: (process.env.K1S_TRACE ?? '').split(',').includes('registry') });
   const wanted = opts.port ?? DEFAULT_REGISTRY_PORT;
   let registry = mk(wanted);
   let port: number;

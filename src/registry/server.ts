@@ -26,7 +26,7 @@ export interface RegistryOptions {
 
 const MAX_MANIFEST_BYTES = 4 << 20;
 
-export class Registry {
+export class ImageRegistry {
   private server: Server | undefined;
   private readonly uploads: Uploads;
   /** host:port clients address this registry by; its own repositories are stored under this name */

@@ -80,6 +80,7 @@ test('an image pushed with ctr runs from localhost:<port>', async () => {
   await k.ok(['apply', '-f', '-'], { input: JSON.stringify(pod('pushed', `${host}/team/app:1`)) });
   const status = await running('pushed');
   assert.match(status.imageID, new RegExp(`^${host}/team/app@sha256:[0-9a-f]{64}$`));
+  // the layer with /app.txt was only in the dev namespace: the pod shows that the push uploaded it
   const cat = await k.ok(['exec', 'pushed', '--', 'cat', '/app.txt']);
   assert.equal(cat.trim(), 'app v1');
   const ls = await run(process.execPath, [k1sBin, 'image', 'ls', '--data-dir', dataDir!]);

@@ -11,7 +11,7 @@ import { ContainerdStore } from '../../../src/runtime/containerd-store.js';
 import { CriClient } from '../../../src/runtime/cri-client.js';
 import { importImageArchives } from '../../../src/runtime/images.js';
 import { registryConfigDir, writeRegistryHosts } from '../../../src/runtime/registry-hosts.js';
-import { Registry } from '../../../src/registry/server.js';
+import { ImageRegistry } from '../../../src/registry/server.js';
 import { tempDir, writeTinyOciImage } from '../runtime/fixtures.js';
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
@@ -25,7 +25,7 @@ async function setup(t: { after: (fn: () => unknown) => void }) {
   const containerd = new Containerd({ dataDir: tmp.dir, sandboxImage: 'docker.io/library/tiny:latest', importOnStart: [image.file] });
   await containerd.start();
   const store = new ContainerdStore({ address: containerd.paths.address, root: containerd.paths.root });
-  const registry = new Registry({ store, uploadDir: path.join(tmp.dir, 'uploads'), port: 0, trace: !!process.env.K1S_TRACE?.includes('registry'), log: console.error });
+  const registry = new ImageRegistry({ store, uploadDir: path.join(tmp.dir, 'uploads'), port: 0, trace: !!process.env.K1S_TRACE?.includes('registry'), log: console.error });
   const port = await registry.start();
   await writeRegistryHosts(registryConfigDir(containerd.paths.dir), port);
   t.after(async () => {
@@ -79,6 +79,15 @@ test('registry: protocol (ping, uploads, manifests, tags, errors)', { skip: proc
   assert.equal(((await wrong.json()) as { errors: { code: string }[] }).errors[0]!.code, 'DIGEST_INVALID');
   // a failed PUT ends the session
   assert.equal((await fetch(new URL(loc, base))).status, 404);
+
+  // docker's way: one streamed PATCH without Content-Range, then an empty PUT with the digest
+  const other = Buffer.from('streamed by docker push');
+  const start = await fetch(`${base}/v2/app/blobs/uploads/`, { method: 'POST' });
+  const streamed = await fetch(new URL(start.headers.get('location')!, base), { method: 'PATCH', body: other });
+  assert.equal(streamed.status, 202);
+  const done = await fetch(new URL(`${streamed.headers.get('location')}?digest=${sha(other)}`, base), { method: 'PUT' });
+  assert.equal(done.status, 201);
+  assert.equal(await (await fetch(`${base}/v2/app/blobs/${sha(other)}`)).text(), 'streamed by docker push');
 
   // monolithic POST ?digest=, then GET with a Range
   const mono = await fetch(`${base}/v2/app/blobs/uploads/?digest=${sha(blob)}`, { method: 'POST', body: blob, headers: { 'Content-Type': 'application/octet-stream' } });
