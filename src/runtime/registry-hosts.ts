@@ -17,6 +17,9 @@ export const MIRRORED_REGISTRIES: Record<string, string> = {
   'ghcr.io': 'https://ghcr.io',
 };
 
+/** registry names that exist only on k1s' nodes (the images k1s builds): served by the local registry alone */
+export const LOCAL_REGISTRIES = ['k1s.local'] as const;
+
 /** the directory config_path names: <containerd dir>/certs.d */
 export const registryConfigDir = (containerdDir: string): string => path.join(containerdDir, 'certs.d');
 
@@ -40,7 +43,7 @@ ${note}[host.${q(host)}]
 `;
 }
 
-/** hosts.toml of the registry's own names (localhost:<port>, 127.0.0.1:<port>): plain HTTP, push too */
+/** hosts.toml of the registry's own names (localhost:<port>, 127.0.0.1:<port>, k1s.local): plain HTTP, push too */
 export function selfHostsToml(local: string): string {
   return `# written by k1s on every start; edits are overwritten
 server = ${q(local)}
@@ -59,7 +62,7 @@ export async function writeRegistryHosts(dir: string, port: number | undefined, 
   if (port === undefined) return;
   const local = `http://127.0.0.1:${port}`;
   const files: [string, string][] = Object.entries(MIRRORED_REGISTRIES).map(([host, upstream]) => [host, mirrorHostsToml(upstream, local, { upstreamReachable: !unreachable.has(host) })]);
-  for (const self of [`localhost:${port}`, `127.0.0.1:${port}`]) files.push([self, selfHostsToml(local)]);
+  for (const self of [`localhost:${port}`, `127.0.0.1:${port}`, ...LOCAL_REGISTRIES]) files.push([self, selfHostsToml(local)]);
   for (const [host, text] of files) {
     await mkdir(path.join(dir, host), { recursive: true });
     await writeFile(path.join(dir, host, 'hosts.toml'), text);

@@ -147,6 +147,9 @@ test('registry: ctr pushes and pulls; the CRI pulls a loaded image through the m
     const own = await cri.pullImage({ image: { image: `${host}:${port}/me/pushed:2` } });
     assert.ok(own.image_ref.startsWith('sha256:'));
   }
+  // k1s.local (the images k1s builds) has no upstream: the registry serves it
+  await store.putImage('k1s.local/tiny:latest', (await store.getImage('docker.io/library/tiny:latest'))!.target);
+  assert.ok((await cri.pullImage({ image: { image: 'k1s.local/tiny:latest' } })).image_ref.startsWith('sha256:'));
   // the upstream left out (it did not answer k1s' probe): the registry alone, in a hosts.toml containerd accepts
   await writeRegistryHosts(registryConfigDir(containerd.paths.dir), port, new Set(['docker.io']));
   assert.ok((await cri.pullImage({ image: { image: 'docker.io/library/tiny:latest' } })).image_ref.startsWith('sha256:'));

@@ -23,6 +23,7 @@ test('writeRegistryHosts writes one hosts.toml per mirrored registry and the reg
   for (const h of ['docker.io', 'registry.k8s.io', 'ghcr.io']) assert.match(readFileSync(path.join(tmp.dir, h, 'hosts.toml'), 'utf8'), /\[host\./);
   assert.doesNotMatch(readFileSync(path.join(tmp.dir, 'quay.io', 'hosts.toml'), 'utf8'), /\[host\."https/);
   assert.match(readFileSync(path.join(tmp.dir, 'localhost:5001', 'hosts.toml'), 'utf8'), /"push"/);
+  assert.match(readFileSync(path.join(tmp.dir, 'k1s.local', 'hosts.toml'), 'utf8'), /^server = "http:\/\/127\.0\.0\.1:5001"$/m);
   await writeRegistryHosts(tmp.dir, undefined);
   assert.equal(existsSync(tmp.dir), false);
 });
