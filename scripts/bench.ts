@@ -16,6 +16,7 @@ import { benchAdmission } from './bench-admission.js';
 import { benchAudit } from './bench-audit.js';
 import { benchEncryption } from './bench-encryption.js';
 import { benchMetrics } from './bench-metrics.js';
+import { benchRegistry } from './bench-registry.js';
 
 type Make = (name: string) => Record<string, unknown>;
 const configMap: Make = (name) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { key: 'value' } });
@@ -153,7 +154,12 @@ async function main(): Promise<void> {
     lines.push(`| ${k} | ${v} |`);
     console.log(`${k}: ${v}`);
   };
-  // K1S_BENCH_ONLY=scheduler|node|cli|network|crd|admission|audit|encryption|metrics runs just those figures (api: see below)
+  // K1S_BENCH_ONLY=scheduler|node|cli|network|crd|admission|registry|audit|encryption|metrics runs just those figures (api: see below)
+  if (process.env.K1S_BENCH_ONLY === 'registry') {
+    await benchRegistry(row);
+    console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
+    return;
+  }
   if (process.env.K1S_BENCH_ONLY === 'audit') {
     await benchAudit(row);
     console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
@@ -328,6 +334,7 @@ async function main(): Promise<void> {
     await benchControllers(row);
     await benchScheduler(row);
     await benchNode(row);
+    await benchRegistry(row);
     await benchNetwork(row);
     await benchCli(row);
   }

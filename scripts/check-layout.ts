@@ -15,7 +15,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['apiserver'],
   ['client'],
   ['scheduler', 'controllers'],
-  ['network', 'kubelet'],
+  ['network', 'kubelet', 'registry'],
   ['cluster'],
   ['cli'],
   ['index.ts'],

@@ -26,7 +26,7 @@ export const COMMAND_SPECS: Record<string, CommandSpec> = {
     flags: [
       '--data-dir', '--https-listen-port', '--bind-address', '--write-kubeconfig', '--disable-agent', '--node-name',
       '--container-runtime-endpoint', '--pause-image', '--kubelet-port', '--cni-bridge', '--cni-bin-dir', '--ingress-http-port',
-      '--ingress-https-port', '--disable-ingress', '--disable-servicelb', '--authorization-mode', '--anonymous-auth', '--disable-controller-manager',
+      '--ingress-https-port', '--disable-ingress', '--disable-servicelb', '--registry-port', '--disable-registry', '--authorization-mode', '--anonymous-auth', '--disable-controller-manager',
       '--disable-scheduler', '--disable-metrics', '--cluster-cidr', '--service-cidr', '--simulated-nodes', '--simulated-node-cpu', '--simulated-node-memory',
       '--simulated-node-pods', '--admission-control-config-file', '--audit-policy-file', '--audit-log-path', '--audit-log-maxsize',
       '--audit-log-maxbackup', '--audit-log-maxage', '--audit-log-compress', '--encryption-provider-config', '--encryption-provider-config-automatic-reload', '--secrets-encryption',
@@ -34,8 +34,8 @@ export const COMMAND_SPECS: Record<string, CommandSpec> = {
     ],
     valueFlags: [
       '--data-dir', '--https-listen-port', '--bind-address', '--write-kubeconfig', '--node-name', '--container-runtime-endpoint',
-      '--pause-image', '--kubelet-port', '--cni-bridge', '--cni-bin-dir', '--ingress-http-port', '--ingress-https-port', '--cluster-cidr',
-      '--service-cidr', '--authorization-mode', '--simulated-nodes', '--simulated-node-cpu', '--simulated-node-memory', '--simulated-node-pods',
+      '--pause-image', '--kubelet-port', '--cni-bridge', '--cni-bin-dir', '--ingress-http-port', '--ingress-https-port', '--registry-port',
+      '--cluster-cidr', '--service-cidr', '--authorization-mode', '--simulated-nodes', '--simulated-node-cpu', '--simulated-node-memory', '--simulated-node-pods',
       '--admission-control-config-file', '--audit-policy-file', '--audit-log-path', '--audit-log-maxsize', '--audit-log-maxbackup',
       '--audit-log-maxage', '--encryption-provider-config',
     ],
@@ -59,12 +59,12 @@ export const COMMAND_SPECS: Record<string, CommandSpec> = {
     flags: [
       ...NAME, '--simulated-nodes', '--no-kubelet', '--port', '--wait', '--from-snapshot', '--no-switch-context', '--cni-bridge', '--cni-bin-dir',
       '--cluster-cidr', '--service-cidr', '--ingress-http-port', '--ingress-https-port', '--kubelet-port', '--node-name', '--disable-ingress',
-      '--disable-servicelb', '--audit-policy-file', '--audit-log-path', '--audit-log-maxsize', '--audit-log-maxbackup', '--audit-log-maxage',
+      '--disable-servicelb', '--registry-port', '--disable-registry', '--audit-policy-file', '--audit-log-path', '--audit-log-maxsize', '--audit-log-maxbackup', '--audit-log-maxage',
       '--audit-log-compress', '--encryption-provider-config', '--encryption-provider-config-automatic-reload', '--secrets-encryption', ...HELP,
     ],
     valueFlags: [
       ...NAME, '--simulated-nodes', '--port', '--wait', '--from-snapshot', '--cni-bridge', '--cni-bin-dir', '--cluster-cidr', '--service-cidr', '--ingress-http-port',
-      '--ingress-https-port', '--kubelet-port', '--node-name', '--audit-policy-file', '--audit-log-path', '--audit-log-maxsize', '--audit-log-maxbackup',
+      '--ingress-https-port', '--kubelet-port', '--node-name', '--registry-port', '--audit-policy-file', '--audit-log-path', '--audit-log-maxsize', '--audit-log-maxbackup',
       '--audit-log-maxage', '--encryption-provider-config',
     ],
     fileFlags: ['--from-snapshot', '--cni-bin-dir', '--audit-policy-file', '--audit-log-path', '--encryption-provider-config'],

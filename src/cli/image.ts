@@ -1,5 +1,6 @@
-// `k1s image load|ls|rm`: puts image tarballs into the containerd of a k1s cluster (there is no registry to pull
-// from), lists what that containerd has the way `crictl images` does, and removes images the way `crictl rmi` does.
+// `k1s image load|ls|rm`: puts image tarballs into the containerd of a k1s cluster (whose built-in registry then
+// serves them too), lists what that containerd has the way `crictl images` does, and removes images the way
+// `crictl rmi` does.
 import { access, stat } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { resolve } from 'node:path';

@@ -44,6 +44,10 @@ Flags:
   --ingress-https-port PORT  its HTTPS port (default 443)
   --disable-ingress          do not run the built-in ingress controller
   --disable-servicelb        do not serve LoadBalancer Services on 127.0.0.1
+  --registry-port PORT       the image registry on 127.0.0.1 over the node's containerd, its mirror of docker.io,
+                             registry.k8s.io, quay.io and ghcr.io (default 5000; a free port when it is taken;
+                             0: any free port)
+  --disable-registry         run no registry (pulls of images with no registry reachable then fail)
   --authorization-mode MODES ordered, comma-separated: Node (kubelets reach only what their node's pods use), RBAC
                              (Roles, ClusterRoles and their bindings decide; system:masters may do everything),
                              AlwaysAllow (every authenticated request is allowed); default Node,RBAC
@@ -158,6 +162,8 @@ export async function serverCommand(argv: string[]): Promise<number> {
         'ingress-https-port': { type: 'string' },
         'disable-ingress': { type: 'boolean' },
         'disable-servicelb': { type: 'boolean' },
+        'registry-port': { type: 'string' },
+        'disable-registry': { type: 'boolean' },
         'simulated-nodes': { type: 'string' },
         'disable-controller-manager': { type: 'boolean' },
         'authorization-mode': { type: 'string' },
@@ -195,7 +201,7 @@ export async function serverCommand(argv: string[]): Promise<number> {
     return 2;
   }
   const ports: Record<string, number | undefined> = {};
-  for (const flag of ['kubelet-port', 'ingress-http-port', 'ingress-https-port'] as const) {
+  for (const flag of ['kubelet-port', 'ingress-http-port', 'ingress-https-port', 'registry-port'] as const) {
     const v = values[flag];
     if (v === undefined) continue;
     const n = Number(v);
@@ -293,6 +299,7 @@ export async function serverCommand(argv: string[]): Promise<number> {
         disableIngress: values['disable-ingress'] ?? false,
         disableServiceLB: values['disable-servicelb'] ?? false,
       },
+      registry: { port: ports['registry-port'], disable: values['disable-registry'] ?? false },
       disableControllerManager: values['disable-controller-manager'] ?? false,
       authorizationMode: values['authorization-mode'],
       anonymousAuth: anonymous.value,

@@ -41,6 +41,8 @@ Flags passed to k1s server (see k1s server --help), kept for later starts:
   --node-name NAME         name of the real node (default: the host name)
   --disable-ingress        run no ingress controller
   --disable-servicelb      do not serve LoadBalancer Services on 127.0.0.1
+  --registry-port P        the image registry on 127.0.0.1, containerd's mirror (default 5000; taken: a free one)
+  --disable-registry       run no registry
   --audit-policy-file FILE an audit.k8s.io/v1 Policy (with --audit-log-path: audit logging)
   --audit-log-path FILE    where audit events go, as JSON lines
   --audit-log-maxsize MB   rotate the audit log at this size (default 100)
@@ -66,6 +68,8 @@ export const PASS_THROUGH: Record<string, { value: boolean; port?: boolean; path
   'node-name': { value: true },
   'disable-ingress': { value: false },
   'disable-servicelb': { value: false },
+  'registry-port': { value: true, port: true },
+  'disable-registry': { value: false },
   'audit-policy-file': { value: true, path: true },
   'audit-log-path': { value: true, path: true },
   'audit-log-maxsize': { value: true },

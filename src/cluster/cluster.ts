@@ -77,11 +77,16 @@ export interface ClusterOptions {
   encryption?: EncryptionOptions;
   /** record nothing and serve no /metrics (--disable-metrics; the bench compares both) */
   disableMetrics?: boolean;
+  /** with k1s' own containerd: the registry on 127.0.0.1 over its image store, containerd's mirror of the public
+   *  registries (port default 5000, a free one when taken; 0: any free port) */
+  registry?: { port?: number; disable?: boolean };
 }
 
 export class Cluster {
   /** the real node, when this process runs one */
   agent?: NodeAgent;
+  /** the port of the registry on 127.0.0.1, when it runs */
+  registryPort?: number;
   /** re-reads rotated certificates (SIGHUP calls its reload()) */
   certificates?: CertificateReloader;
   /** encryption at rest, when configured (SIGHUP re-reads its file when it is followed) */
@@ -290,6 +295,7 @@ export class Cluster {
     stoppers.unshift(() => simulated.stop());
     if (sim?.count) phase(`${sim.count} simulated node${sim.count > 1 ? 's' : ''} registered`);
     let agent: NodeAgent | undefined;
+    let registryPort: number | undefined;
     if (runAgent) {
       const { NodeAgent } = await import('../kubelet/node/agent.js');
       try {
@@ -303,6 +309,17 @@ export class Cluster {
         // the credential a kubelet joining over HTTPS would present; in process the same user, without the socket
         await ensureNodeCredential(join(pki.dir, 'nodes'), pki.ca, nodeName);
         const nodeApi = authz.nodes ? client.asUser(nodeUser(nodeName)).withUserAgent(componentUserAgent('kubelet')) : kubeletApi;
+        if (ownContainerd && !opts.registry?.disable) {
+          // before the kubelet's first pull: the mirror configuration must be in place
+          const { startClusterRegistry } = await import('./registry.js');
+          // a containerd that failed to start is the agent's to report
+          const own = await ownContainerd.catch(() => undefined);
+          if (own) {
+            const reg = await startClusterRegistry({ containerd: own.paths, dataDir: opts.dataDir, port: opts.registry?.port, client, log });
+            stoppers.unshift(() => reg.stop());
+            registryPort = reg.port;
+          }
+        }
         agent = await NodeAgent.start({
           client: nodeApi, addonClient: kubeletApi, dataDir: opts.dataDir, log, ca: pki.ca, onPodNetwork, clusterDNSServiceIP, ownContainerd,
           ...opts.agent, nodeName,
@@ -329,6 +346,7 @@ export class Cluster {
     }
     const cluster = new Cluster(opts, store, registry, app, pki, url, client, stoppers);
     cluster.agent = agent;
+    cluster.registryPort = registryPort;
     cluster.certificates = certificates;
     cluster.encryption = encryption;
     return cluster;

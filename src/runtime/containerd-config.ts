@@ -118,6 +118,10 @@ disabled_plugins = [${DISABLED_PLUGINS.map(q).join(', ')}]
     tolerate_missing_hugetlb_controller = true
     disable_hugetlb_controller = true
 
+    # hosts.toml per registry (k1s' registry as a mirror); read at every pull
+    [${cri}.registry]
+      config_path = ${q(path.join(p.dir, 'certs.d'))}
+
     [${cri}.cni]
       bin_dir = ${q(p.cniBinDir)}
       conf_dir = ${q(p.cniConfDir)}

@@ -38,7 +38,7 @@ export async function startServer(opts: { dataDir?: string; port?: number; extra
   const kubeconfig = join(dataDir, 'kubeconfig');
   const proc = spawn(
     process.execPath,
-    [k1sBin, 'server', '--data-dir', dataDir, '--https-listen-port', String(opts.port ?? 0), '--write-kubeconfig', kubeconfig, ...(opts.agent ? ['--ingress-http-port', '0', '--ingress-https-port', '0'] : ['--disable-agent']), ...(opts.extraArgs ?? [])],
+    [k1sBin, 'server', '--data-dir', dataDir, '--https-listen-port', String(opts.port ?? 0), '--write-kubeconfig', kubeconfig, ...(opts.agent ? ['--ingress-http-port', '0', '--ingress-https-port', '0', '--registry-port', '0'] : ['--disable-agent']), ...(opts.extraArgs ?? [])],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } },
   );
   let output = '';
