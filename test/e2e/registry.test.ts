@@ -14,7 +14,7 @@ import { k1sBin, kubectl, run, until, type K1sServer } from './harness.js';
 import { startRealNode, stopRealNode } from './real-node.js';
 
 const BRIDGE = 'k1sreg0';
-const ARGS = ['--cluster-cidr', '10.52.0.0/16', '--cni-bridge', BRIDGE, '--service-cidr', '10.152.0.0/16', '--disable-ingress', '--disable-servicelb'];
+const ARGS = ['--cluster-cidr', '10.54.0.0/16', '--cni-bridge', BRIDGE, '--service-cidr', '10.154.0.0/16', '--disable-ingress', '--disable-servicelb'];
 let server: K1sServer | undefined;
 let dataDir: string | undefined;
 let k: ReturnType<typeof kubectl>;

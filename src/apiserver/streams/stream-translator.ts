@@ -182,6 +182,8 @@ function channelSender(client: WebSocket): { send(ch: number, data: Buffer): voi
  */
 function portChannels(client: WebSocket, spdy: SpdySession, ports: number[]): void {
   const { send, close } = channelSender(client);
+  // as the kubelet's handler returns once every port's forward has ended, the connection closes then
+  let open = ports.length;
   const data = ports.map((port, i) => {
     const headers = { port: String(port), requestid: String(i) };
     const error = spdy.open({ streamtype: 'error', ...headers });
@@ -189,8 +191,18 @@ function portChannels(client: WebSocket, spdy: SpdySession, ports: number[]): vo
     const portBytes = Buffer.from([port & 0xff, port >> 8]);
     send(2 * i, portBytes);
     send(2 * i + 1, portBytes);
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      if (--open === 0) close();
+    };
     stream.on('data', (d) => send(2 * i, d));
-    error.on('data', (d) => send(2 * i + 1, d));
+    stream.on('end', end).on('reset', end);
+    error.on('data', (d) => {
+      send(2 * i + 1, d);
+      end();
+    });
     return stream;
   });
   // x/net/websocket, which kube reads channel frames with, takes text frames as bytes too
