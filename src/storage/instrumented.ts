@@ -44,5 +44,7 @@ export function instrumentStore(store: Store, m: StorageMetrics): Store {
   };
   if (store.revision) wrapped.revision = (key) => timed('get', key, () => store.revision!(key));
   if (store.watched) wrapped.watched = (key) => store.watched!(key);
+  // encryption at rest: an unchanged update still rewrites a value stored under an older key
+  if (store.stale) wrapped.stale = (key, modRevision) => store.stale!(key, modRevision);
   return wrapped;
 }

@@ -72,6 +72,9 @@ describe('storage metrics', () => {
       const f = await scrape(m);
       for (const op of ['create', 'get', 'list', 'update']) assert.equal(sampleValue(f, 'etcd_request_duration_seconds', { operation: op, type: 'deployments.apps' }), 1, op);
       assert.equal(sampleValue(f, 'etcd_requests_total', { operation: 'create', type: 'deployments.apps' }), 1);
+      // the store's optional methods stay: without stale() an unchanged update would never re-encrypt a value
+      for (const name of ['revision', 'watched', 'stale'] as const) assert.equal(typeof store[name], typeof raw[name], name);
+      assert.equal(await store.stale!('/registry/apps/deployments/default/web', created.kv.modRevision + 1), false);
     } finally {
       await raw.close();
       rmSync(dir, { recursive: true, force: true });
