@@ -11,7 +11,9 @@ describe("the in-process client's request info", () => {
       for (const apiVersion of ['v1', 'apps/v1', 'policy/v1', 'k1s.dev/v1alpha1'])
         for (const plural of ['pods', 'namespaces', 'nodes', 'status', 'watch', 'events'])
           for (const ns of ['', 'default', 'we ird%'])
-            for (const name of ['', 'p', 'a/b', 'status', '%zz', 'é'])
+            // no name with '/': over HTTP its %2F splits the path as Go's server splits it (a subresource), while
+            // the in-process client keeps it one (invalid) name; both end in an error
+            for (const name of ['', 'p', 'a b', 'status', '%zz', 'é'])
               for (const sub of ['', 'status', 'binding', 'finalize']) {
                 const p = path(apiVersion, plural, ns, name, sub);
                 assert.deepEqual(resourceRequestInfo(method, p, apiVersion, plural, ns, name, sub), parseRequestInfo(method, p, new URLSearchParams()), `${method} ${p}`);
