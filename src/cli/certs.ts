@@ -1,10 +1,10 @@
 // `k1s certs check|rotate`: the certificates of a cluster's data dir, when they expire, and renewing the leaves in
 // place with the same CAs (k3s' `certificate rotate`, kubeadm's `certs check-expiration` / `certs renew`).
 import { X509Certificate } from 'node:crypto';
-import { basename, dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { connect } from 'node:tls';
 import { parseArgs } from 'node:util';
-import { baseDir, clusterPaths, DEFAULT_CLUSTER, invalidName, isServerProcess, readState } from './clusters.js';
+import { dataDirTarget, invalidName, type DataDirTarget } from './clusters.js';
 import { userKubeconfigPath } from './kubeconfig-merge.js';
 import { formatTable } from './status.js';
 import { expiryWarnings, readInventory, type CertificateInfo } from '../pki/inventory.js';
@@ -40,26 +40,6 @@ Flags:
 
 Exit status: 0 done, 1 failed (or, for check, a certificate has expired), 2 usage error.`;
 
-interface Target {
-  dataDir: string;
-  /** when the dir belongs to a cluster of k1s start (or has its state file): its server's pid and URL */
-  running?: { pid: number; url?: string };
-}
-
-/** The data dir of the command: --data-dir, else the named cluster, else k1s start's default cluster if it exists, else k1s server's default dir. */
-function target(dataDirFlag: string | undefined, name: string | undefined): Target {
-  let dataDir: string;
-  if (dataDirFlag) dataDir = resolve(dataDirFlag);
-  else if (name) dataDir = clusterPaths(name).dir;
-  else {
-    const byStart = clusterPaths(DEFAULT_CLUSTER);
-    dataDir = readState(byStart) ? byStart.dir : baseDir();
-  }
-  const paths = clusterPaths(basename(dataDir), dirname(dataDir));
-  const state = readState(paths);
-  return { dataDir, running: state && isServerProcess(state.pid, paths) ? { pid: state.pid, url: state.url } : undefined };
-}
-
 const time = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 function statusOf(c: CertificateInfo): string {
@@ -67,7 +47,7 @@ function statusOf(c: CertificateInfo): string {
   return c.daysLeft < 30 ? 'expiring' : 'ok';
 }
 
-async function check(t: Target, output: string): Promise<number> {
+async function check(t: DataDirTarget, output: string): Promise<number> {
   const tls = join(t.dataDir, 'tls');
   const inv = await readInventory(tls);
   if (!inv.certificates.length && !inv.unreadable.length) {
@@ -112,7 +92,7 @@ function servedCertificate(url: string): Promise<Buffer | undefined> {
   });
 }
 
-async function rotate(t: Target, kubeconfigs: string[]): Promise<number> {
+async function rotate(t: DataDirTarget, kubeconfigs: string[]): Promise<number> {
   const tls = join(t.dataDir, 'tls');
   const { rotateLeafCertificates } = await import('../pki/rotate.js');
   const { replaceKubeconfigCredentials } = await import('../pki/kubeconfig-credentials.js');
@@ -210,6 +190,6 @@ export async function certsCommand(args: string[]): Promise<number> {
     console.error('k1s certs check: --kubeconfig is for rotate');
     return 2;
   }
-  const t = target(values['data-dir'], name);
+  const t = dataDirTarget(values['data-dir'], name);
   return sub === 'check' ? check(t, output) : rotate(t, values.kubeconfig ?? []);
 }

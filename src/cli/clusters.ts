@@ -3,7 +3,7 @@
 import { existsSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 
 export const DEFAULT_CLUSTER = 'k1s';
 const STATE_FILE = 'k1s-cluster.json';
@@ -160,6 +160,27 @@ export function resolveName(positional: string | undefined, flag: string | undef
 }
 
 /** The last n lines of a file ('' when it does not exist). */
+/** What a command that acts on a data dir (certs, secrets-encrypt) acts on, and the server running there. */
+export interface DataDirTarget {
+  dataDir: string;
+  /** when the dir belongs to a cluster of k1s start (or has its state file): its server's pid and URL */
+  running?: { pid: number; url?: string };
+}
+
+/** --data-dir, else the named cluster, else k1s start's default cluster if it exists, else k1s server's default dir. */
+export function dataDirTarget(dataDirFlag: string | undefined, name: string | undefined): DataDirTarget {
+  let dataDir: string;
+  if (dataDirFlag) dataDir = resolve(dataDirFlag);
+  else if (name) dataDir = clusterPaths(name).dir;
+  else {
+    const byStart = clusterPaths(DEFAULT_CLUSTER);
+    dataDir = readState(byStart) ? byStart.dir : baseDir();
+  }
+  const paths = clusterPaths(basename(dataDir), dirname(dataDir));
+  const state = readState(paths);
+  return { dataDir, running: state && isServerProcess(state.pid, paths) ? { pid: state.pid, url: state.url } : undefined };
+}
+
 export function lastLines(file: string, n: number): string {
   try {
     const lines = readFileSync(file, 'utf8').split('\n');

@@ -4,11 +4,11 @@
 // those stored under an older key), and which key each Secret is stored under is read from the database file
 // (a WAL reader does not block the running server).
 import { existsSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { HttpClient } from '../client/http.js';
 import { loadKubeconfig } from '../client/kubeconfig.js';
-import { baseDir, clusterPaths, DEFAULT_CLUSTER, isServerProcess, readState } from './clusters.js';
+import { dataDirTarget, type DataDirTarget } from './clusters.js';
 import { openStoreReadonly } from './snapshot.js';
 import { formatTable } from './status.js';
 import {
@@ -48,24 +48,6 @@ Exit status: 0 done, 1 failed, 2 usage error.`;
 const SECRETS = '/registry/core/secrets/';
 const TYPES: Record<string, string> = { aescbc: 'AES-CBC', aesgcm: 'AES-GCM', secretbox: 'XSalsa20-Poly1305', identity: 'identity' };
 
-interface Target {
-  dataDir: string;
-  pid?: number;
-}
-
-function target(dataDirFlag: string | undefined, name: string | undefined): Target {
-  let dataDir: string;
-  if (dataDirFlag) dataDir = resolve(dataDirFlag);
-  else if (name) dataDir = clusterPaths(name).dir;
-  else {
-    const byStart = clusterPaths(DEFAULT_CLUSTER);
-    dataDir = readState(byStart) ? byStart.dir : baseDir();
-  }
-  const paths = clusterPaths(basename(dataDir), dirname(dataDir));
-  const state = readState(paths);
-  return { dataDir, pid: state && isServerProcess(state.pid, paths) ? state.pid : undefined };
-}
-
 /** How many Secrets are stored under each `provider:key` ("identity" for those not encrypted). */
 export function secretsByKey(dataDir: string): Map<string, number> {
   const db = openStoreReadonly(join(dataDir, 'db', 'state.db'));
@@ -86,7 +68,7 @@ export function secretsByKey(dataDir: string): Map<string, number> {
   }
 }
 
-function status(t: Target): number {
+function status(t: DataDirTarget): number {
   const path = secretsEncryptionConfigPath(t.dataDir);
   if (!existsSync(path)) {
     console.log('Encryption Status: Disabled (no --secrets-encryption key in this data dir)');
@@ -109,7 +91,7 @@ function status(t: Target): number {
   return 0;
 }
 
-function configOrFail(t: Target, verb: string): { path: string; keys: ReturnType<typeof secretsKeys> } | undefined {
+function configOrFail(t: DataDirTarget, verb: string): { path: string; keys: ReturnType<typeof secretsKeys> } | undefined {
   const path = secretsEncryptionConfigPath(t.dataDir);
   if (!existsSync(path)) {
     console.error(`k1s secrets-encrypt ${verb}: ${path} does not exist: start the cluster with --secrets-encryption first`);
@@ -119,11 +101,11 @@ function configOrFail(t: Target, verb: string): { path: string; keys: ReturnType
 }
 
 /** The server follows the file; SIGHUP makes it re-read it at once when its pid is known. */
-function tellServer(t: Target): void {
-  if (t.pid) process.kill(t.pid, 'SIGHUP');
+function tellServer(t: DataDirTarget): void {
+  if (t.running) process.kill(t.running.pid, 'SIGHUP');
 }
 
-function rotate(t: Target): number {
+function rotate(t: DataDirTarget): number {
   const c = configOrFail(t, 'rotate');
   if (!c) return 1;
   const key = newKey(false);
@@ -134,12 +116,12 @@ function rotate(t: Target): number {
   return 0;
 }
 
-function kubeconfigOf(t: Target, flag: string | undefined): string | undefined {
+function kubeconfigOf(t: DataDirTarget, flag: string | undefined): string | undefined {
   if (flag) return resolve(flag);
   return [join(t.dataDir, 'kubeconfig.yaml'), join(t.dataDir, 'kubeconfig')].find((p) => existsSync(p));
 }
 
-async function reencrypt(t: Target, kubeconfigFlag: string | undefined): Promise<number> {
+async function reencrypt(t: DataDirTarget, kubeconfigFlag: string | undefined): Promise<number> {
   const c = configOrFail(t, 'reencrypt');
   if (!c) return 1;
   const kubeconfig = kubeconfigOf(t, kubeconfigFlag);
@@ -182,7 +164,7 @@ async function reencrypt(t: Target, kubeconfigFlag: string | undefined): Promise
   }
 }
 
-function prune(t: Target): number {
+function prune(t: DataDirTarget): number {
   const c = configOrFail(t, 'prune');
   if (!c) return 1;
   const counts = secretsByKey(t.dataDir);
@@ -226,7 +208,7 @@ export async function secretsEncryptCommand(args: string[]): Promise<number> {
     console.error(`k1s secrets-encrypt: ${verb ? `unknown command "${[verb, nameArg, ...rest].join(' ')}"` : 'a command is required'}\n\n${help}`);
     return 2;
   }
-  const t = target(values['data-dir'], values.name ?? nameArg);
+  const t = dataDirTarget(values['data-dir'], values.name ?? nameArg);
   try {
     if (verb === 'status') return status(t);
     if (verb === 'rotate') return rotate(t);

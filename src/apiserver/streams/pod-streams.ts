@@ -53,6 +53,11 @@ function parseBool(v: string | null): boolean | undefined {
   throw errors.badRequest(`strconv.ParseBool: parsing ${JSON.stringify(v)}: invalid syntax`);
 }
 
+/** a stream flag that is set (`?stdin=1`, `=true`, …); bad values are refused by streamQuery */
+function flagSet(q: URLSearchParams, name: string): boolean {
+  return goParseBool(q.get(name) ?? '') === true;
+}
+
 function parseInt64(v: string | null, _field: string): number | undefined {
   if (v === null || v === '') return undefined;
   if (!/^[+-]?\d+$/.test(v)) throw errors.badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
@@ -189,14 +194,13 @@ export class PodStreams {
   private async admitConnect(user: UserInfo, namespace: string, name: string, verb: Verb, q: URLSearchParams): Promise<void> {
     const admission = this.opts.registry.connectAdmission;
     if (!admission.names().length) return;
-    const on = (n: string) => ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(q.get(n) ?? '');
     const kind = verb === 'exec' ? 'PodExecOptions' : verb === 'attach' ? 'PodAttachOptions' : 'PodPortForwardOptions';
     const object: Record<string, unknown> = { kind, apiVersion: 'v1' };
     if (verb === 'portforward') {
       const ports = forwardedPorts(q).map(Number);
       if (ports.length) object.ports = ports;
     } else {
-      for (const f of ['stdin', 'stdout', 'stderr', 'tty'] as const) if (on(f)) object[f] = true;
+      for (const f of ['stdin', 'stdout', 'stderr', 'tty'] as const) if (flagSet(q, f)) object[f] = true;
       if (q.get('container')) object.container = q.get('container');
       if (verb === 'exec') object.command = q.getAll('command');
     }
@@ -243,8 +247,7 @@ export class PodStreams {
       const target = { path: query ? `${path}?${query}` : path, host: `${ep.host}:${ep.port}` };
       if (!wsProtocol) return proxyUpgrade({ client: socket, head, req, backend, ...target });
       const q = url.searchParams;
-      const on = (n: string) => ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(q.get(n) ?? '');
-      const streams = { stdin: on('stdin'), stdout: on('stdout'), stderr: on('stderr'), tty: on('tty') };
+      const streams = { stdin: flagSet(q, 'stdin'), stdout: flagSet(q, 'stdout'), stderr: flagSet(q, 'stderr'), tty: flagSet(q, 'tty') };
       const ports = forwardedPorts(q).map(Number);
       await translateToSpdy({ req, socket, head, verb, protocol: wsProtocol, kubelet: { socket: backend, ...target }, streams, ports });
     } catch (e) {

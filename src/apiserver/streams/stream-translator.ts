@@ -206,8 +206,9 @@ function portChannels(client: WebSocket, spdy: SpdySession, ports: number[]): vo
     return stream;
   });
   // x/net/websocket, which kube reads channel frames with, takes text frames as bytes too
+  // only data channels (even) carry the client's bytes; error channels are the server's to write
   client.on('message', (msg: Buffer) => {
-    if (msg.length > 1) data[msg[0] >> 1]?.write(msg.subarray(1));
+    if (msg.length > 1 && msg[0] % 2 === 0) data[msg[0] / 2]?.write(msg.subarray(1));
   });
   client.on('close', () => spdy.close());
   client.on('error', () => spdy.close());
