@@ -308,10 +308,12 @@ export async function buildApiServer(opts: ApiServerOptions): Promise<FastifyIns
     const res = await handleResource(opts.registry, apiReq);
     // one header per warning (a repeated reply.header() would keep only the last), duplicates once, as kube's recorder
     if (res.warnings.length) reply.header('warning', [...new Set(res.warnings)].map((w) => `299 - ${JSON.stringify(w)}`));
+    const wire = res.wire ?? ((b: unknown) => b);
     if (res.output.kind === 'yaml') {
-      return reply.code(res.code).header('content-type', 'application/yaml').send(Buffer.from(YAML.stringify(res.body)));
+      // kube writes YAML from its JSON through a map, so every object's keys come sorted
+      return reply.code(res.code).header('content-type', 'application/yaml').send(Buffer.from(YAML.stringify(opts.registry.order.sorted(wire(res.body)))));
     }
-    const text = isPretty(req) ? goJsonPretty(res.body) : goJsonBody(jsonOf(res.body));
+    const text = isPretty(req) ? goJsonPretty(wire(res.body)) : goJsonBody(jsonOf(res.body, wire));
     return reply.code(res.code).header('content-type', 'application/json').send(Buffer.from(text));
   };
   for (const prefix of ['/api/*', '/apis/*']) {

@@ -1,4 +1,5 @@
 // Generic REST handlers: one dispatch for every resource, derived from its definition.
+import { goOrderedList } from '../registry/wire-order.js';
 import { queryBool, queryInt64 } from './query-params.js';
 import type { KObject } from '../../api/types.js';
 import { errors, StatusError } from '../../machinery/errors.js';
@@ -48,6 +49,8 @@ export interface ApiResponse {
   /** YAML requested */
   output: Output;
   warnings: string[];
+  /** the body in the member order kube writes it (over HTTP; in-process callers take the body as it is) */
+  wire?: (body: unknown) => unknown;
 }
 
 const allVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -208,6 +211,7 @@ export async function handleResource(registry: Registry, req: ApiRequest): Promi
     body: render(rs, output, q, value, list),
     output,
     warnings: ctx.warnings,
+    wire: output.kind === 'json' || output.kind === 'yaml' ? (list ? (b) => goOrderedList(rs, registry.order, b as never) : (b) => rs.goOrdered(b)) : undefined,
   });
   if (info.subresource === 'scale') return handleScale(rs, req, ctx, output);
   const action = info.subresource ? registry.action(rs.def.group, rs.def.plural, info.subresource) : undefined;

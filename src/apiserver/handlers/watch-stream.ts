@@ -30,12 +30,13 @@ export async function serveWatch(registry: Registry, req: ApiRequest, res: Serve
   const fromStored = output.kind === 'json' && !rs.def.storedAs && !rs.def.conversion;
   const encode = (ev: WatchEventOut): string => {
     if (fromStored && 'kv' in ev && ev.kv) {
-      const text = revisionJSON(ev.kv, rs.apiVersion, rs.def.kind);
+      const text = revisionJSON(ev.kv, rs.apiVersion, rs.def.kind, rs.followsResourceVersion);
       if (text !== undefined) return goJsonBody(`{"type":"${ev.type}","object":${text}}`);
     }
     let object: unknown = ev.object;
     if (ev.type !== 'ERROR' && ev.type !== 'BOOKMARK') {
       object = render(rs, output, req.query, ev.object as KObject, false);
+      if (output.kind === 'json') object = rs.goOrdered(object);
       if (output.kind === 'table' && !first) delete (object as Record<string, unknown>).columnDefinitions;
       first = false;
     }

@@ -25,6 +25,8 @@ export interface DecodedRevisionsOptions {
   /** how many dropped revisions are remembered weakly before the dead ones are swept out (default 65536; the
    * bound then follows the live ones: twice as many as survived the last sweep) */
   droppedSize?: number;
+  /** metadata with resourceVersion added where this kind's JSON has it (default: appended) */
+  withResourceVersion?: (meta: Record<string, unknown>, rv: string) => Record<string, unknown>;
 }
 
 /** A committed revision dropped from the kept ones: its object lives on while others (informers) hold it. */
@@ -61,7 +63,9 @@ export class DecodedRevisions {
     if (c.prev !== undefined && c.prev.rev === kv.modRevision) return c.prev.obj;
     // a write of ours: its revision is known once committed, and its value is the very string it stored
     if (c.rev !== undefined || c.value !== kv.value) return undefined;
-    c.obj.metadata.resourceVersion = String(kv.modRevision);
+    const rv = String(kv.modRevision);
+    if (this.opts.withResourceVersion) c.obj.metadata = this.opts.withResourceVersion(c.obj.metadata as Record<string, unknown>, rv) as KObject['metadata'];
+    else c.obj.metadata.resourceVersion = rv;
     c.rev = kv.modRevision;
     c.value = undefined;
     if (this.opts.freeze) deepFreeze(c.obj);
@@ -85,7 +89,7 @@ export class DecodedRevisions {
 
   /**
    * Before a write of `value`: `decoded` is what decoding it will give, less metadata.resourceVersion (get()
-   * appends it, as decoding does, once the revision is committed). Watchers see the change before the writer
+   * adds it, as decoding does, once the revision is committed). Watchers see the change before the writer
    * does, so this is known ahead.
    */
   expect(key: string, value: string, decoded: KObject): void {

@@ -5,6 +5,9 @@ import type { KObject, ResourceDefinition } from '../../api/types.js';
 import { rfc3339 } from '../../machinery/object.js';
 import type { DeleteOptions } from '../context.js';
 
+/** how often a write loop retries after losing a compare-and-swap before it answers 409 */
+export const maxUpdateRetries = 16;
+
 /** Sets deletionTimestamp, grace period and GC finalizers; returns whether anything changed. */
 export function markForDeletion(def: ResourceDefinition, obj: KObject, opts: DeleteOptions): boolean {
   const meta = obj.metadata;

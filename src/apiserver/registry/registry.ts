@@ -7,9 +7,13 @@ import { actionKey, type ActionHandler } from './actions.js';
 import { ResourceStore } from './store.js';
 import type { AccessDecider } from '../../api/rbac/rules.js';
 import type { Metrics } from '../../metrics/metrics.js';
+import { GoOrder } from '../../machinery/go-order.js';
+import { protoTags } from '../../api/proto-tags/index.js';
 
 export class Registry {
   readonly schemas: SchemaSet;
+  /** Go's member order of every built-in type (from the Go field order the protobuf tag tables keep) */
+  readonly order: GoOrder;
   readonly admission = new Admission();
   /** the plugins that see CONNECT requests (pods/exec, attach, portforward): the webhooks and policies */
   readonly connectAdmission = new Admission();
@@ -35,6 +39,7 @@ export class Registry {
     baseDefinitions: Definitions[],
   ) {
     this.schemas = new SchemaSet(...baseDefinitions);
+    this.order = new GoOrder(this.schemas, protoTags);
     for (const d of definitions) this.add(d);
   }
 
@@ -48,6 +53,7 @@ export class Registry {
       admission: this.admission,
       kindSchema: (apiVersion, kind) => this.forKind(apiVersion, kind)?.def.schemaRef,
       freezeWatchObjects: process.env.K1S_FREEZE_WATCH_OBJECTS === '1',
+      order: this.order,
     });
     this.stores.set(k, rs);
     this.byKind.set(`${def.group}/${def.version}/${def.kind}`, rs);

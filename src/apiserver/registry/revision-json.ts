@@ -1,10 +1,11 @@
 // The JSON text of a stored revision as clients see it, built from the stored text instead of a JSON.stringify of
 // the decoded object. Decoding a revision (ResourceStore.parse) sets apiVersion and kind, which the stored text
-// already holds, and appends metadata.resourceVersion; so when the text has both with the store's values and no
-// resourceVersion, the object's JSON is the text with `"resourceVersion":"<rev>"` spliced in at metadata's end.
+// already holds, and adds metadata.resourceVersion; so when the text has both with the store's values and no
+// resourceVersion, the object's JSON is the text with `"resourceVersion":"<rev>"` spliced in where kube writes it.
 // A watch event per watcher and change then costs a scan of the text up to metadata's end, not a serialisation.
 
 import type { KeyValue } from '../../storage/types.js';
+import type { FollowsResourceVersion } from './resource-version-place.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -51,8 +52,11 @@ function skipValue(s: string, i: number): number {
   return -1;
 }
 
-/** Calls `each(key, valueStart, valueEnd)` for the members of the object at `i` until it returns true; the index past the object, or -1. */
-function members(s: string, i: number, each: (key: string, start: number, end: number) => boolean): number {
+/**
+ * Calls `each(key, valueStart, valueEnd, keyStart)` for the members of the object at `i` until it returns true; the
+ * index past the object, or -1.
+ */
+function members(s: string, i: number, each: (key: string, start: number, end: number, keyStart: number) => boolean): number {
   if (s.charCodeAt(i) !== OPEN_BRACE) return -1;
   let j = i + 1;
   if (s.charCodeAt(j) === CLOSE_BRACE) return j + 1;
@@ -63,7 +67,7 @@ function members(s: string, i: number, each: (key: string, start: number, end: n
     const start = keyEnd + 1;
     const end = skipValue(s, start);
     if (end < 0) return -1;
-    if (each(s.slice(j + 1, keyEnd - 1), start, end)) return end;
+    if (each(s.slice(j + 1, keyEnd - 1), start, end, j)) return end;
     const d = s.charCodeAt(end);
     if (d === CLOSE_BRACE) return end + 1;
     if (d !== COMMA) return -1;
@@ -75,12 +79,14 @@ function members(s: string, i: number, each: (key: string, start: number, end: n
  * JSON.stringify of the object `kv` decodes to in a store of `apiVersion`/`kind` (its metadata.resourceVersion set
  * to the revision), or undefined when the stored text is not one this splice reproduces exactly.
  */
-export function revisionJSON(kv: KeyValue, apiVersion: string, kind: string): string | undefined {
+export function revisionJSON(kv: KeyValue, apiVersion: string, kind: string, follows: FollowsResourceVersion): string | undefined {
   const s = kv.value;
   const wantApiVersion = JSON.stringify(apiVersion);
   const wantKind = JSON.stringify(kind);
   let seen = 0;
   let metaEnd = -1;
+  /** the metadata member resourceVersion goes before (-1: last) */
+  let before = -1;
   let ok = true;
   members(s, 0, (key, start, end) => {
     if (key === 'apiVersion') {
@@ -91,7 +97,11 @@ export function revisionJSON(kv: KeyValue, apiVersion: string, kind: string): st
       seen |= 2;
     } else if (key === 'metadata') {
       // metadata must be an object without resourceVersion (decoding would set it in place, not append it)
-      const close = members(s, start, (k) => k === 'resourceVersion');
+      const close = members(s, start, (k, _s, _e, keyStart) => {
+        if (k === 'resourceVersion') return true;
+        if (before < 0 && follows(k)) before = keyStart;
+        return false;
+      });
       ok = close === end && s.charCodeAt(end - 1) === CLOSE_BRACE;
       metaEnd = end - 1;
       seen |= 4;
@@ -99,6 +109,7 @@ export function revisionJSON(kv: KeyValue, apiVersion: string, kind: string): st
     return !ok || seen === 7;
   });
   if (!ok || seen !== 7) return undefined;
+  if (before > 0) return `${s.slice(0, before)}"resourceVersion":"${kv.modRevision}",${s.slice(before)}`;
   const sep = s.charCodeAt(metaEnd - 1) === OPEN_BRACE ? '' : ',';
   return `${s.slice(0, metaEnd)}${sep}"resourceVersion":"${kv.modRevision}"${s.slice(metaEnd)}`;
 }

@@ -15,8 +15,12 @@ import { DecodedRevisions } from './decoded-revisions.js';
 import { fieldsOf } from './selection.js';
 import { encodeRemembered } from './stored-json.js';
 import { addWarnings, prepareCreate, prepareUpdate } from './prepare.js';
-import { markForDeletion, shouldDeleteDuringUpdate } from './deletion.js';
+import { maxUpdateRetries, shouldDeleteDuringUpdate } from './deletion.js';
+import { deleteObject } from './delete-object.js';
 import { copySharing, unshare } from './copy-sharing.js';
+import type { GoOrder } from '../../machinery/go-order.js';
+import { followsInObjectMeta, followsInSortedMap, withResourceVersion, type FollowsResourceVersion } from './resource-version-place.js';
+import { orderInPlace } from './wire-order.js';
 
 export interface StoreDeps {
   store: Store;
@@ -26,6 +30,8 @@ export interface StoreDeps {
   kindSchema: (apiVersion: string, kind: string) => string | undefined;
   /** deep-freeze the objects watchers share (a debugging aid for tests) */
   freezeWatchObjects?: boolean;
+  /** the member order kube writes (objects are stored and answered in it); unset: as they come */
+  order?: GoOrder;
 }
 
 export interface DeleteResult {
@@ -34,7 +40,6 @@ export interface DeleteResult {
   deleted: boolean;
 }
 
-const maxUpdateRetries = 16;
 
 /** Which revision of a key a write replaces (its compare-and-swap precondition). */
 export type StoredRevision = Pick<KeyValue, 'key' | 'modRevision'>;
@@ -56,8 +61,27 @@ export class ResourceStore {
     this.keyPrefix = `/registry/${sg || 'core'}/${sp}/`;
     this.schema = { ref: def.schemaRef };
     this.plain = !def.storedAs && !def.conversion;
-    this.revisions = new DecodedRevisions({ enabled: this.plain, freeze: !!deps.freezeWatchObjects });
+    const follows = (this.followsResourceVersion = def.custom ? followsInSortedMap : followsInObjectMeta);
+    this.revisions = new DecodedRevisions({
+      enabled: this.plain,
+      freeze: !!deps.freezeWatchObjects,
+      withResourceVersion: (meta, rv) => withResourceVersion(meta, rv, follows),
+    });
   }
+
+  /** where metadata.resourceVersion goes among metadata's members in this kind's JSON */
+  readonly followsResourceVersion: FollowsResourceVersion;
+
+  /**
+   * `v` (an object of this kind, or one of its lists' items) in the member order kube-apiserver writes it: a
+   * built-in type's Go field order, a custom resource's keys sorted as an unstructured map's; `v` itself when it is.
+   */
+  goOrdered<T>(v: T): T {
+    const order = this.deps.order;
+    if (!order) return v;
+    return this.def.custom ? order.sorted(v) : order.struct(v, this.def.schemaRef);
+  }
+
 
   /** stored text is this version's object as it is: decoded revisions can be kept and shared */
   private readonly plain: boolean;
@@ -106,7 +130,7 @@ export class ResourceStore {
   private encodeWrite(key: string, obj: KObject, opts: { shared?: boolean; current?: KObject; remember?: boolean } = {}): string {
     // a shared result is only serialised afterwards: a JSON response is then the stored text plus its revision (an
     // in-process caller's is the object itself: a text kept for it would only outlive young collections)
-    const value = opts.shared && opts.remember && this.plain && obj.metadata.resourceVersion === undefined ? encodeRemembered(obj) : this.encode(obj);
+    const value = opts.shared && opts.remember && this.plain && obj.metadata.resourceVersion === undefined ? encodeRemembered(obj, this.followsResourceVersion) : this.encode(obj);
     // unwatched keys (most events): a copy nobody reads would only cost; the next update parses instead
     if (this.plain && this.deps.store.watched?.(key) !== false) {
       if (opts.shared && obj.metadata.resourceVersion === undefined) {
@@ -126,6 +150,7 @@ export class ResourceStore {
    * decoded object, so watchers need not parse what was just encoded.
    */
   async writeKept(kv: StoredRevision, obj: KObject): Promise<boolean> {
+    orderInPlace(obj, this.goOrdered(obj));
     const value = JSON.stringify(obj);
     if (this.plain && this.deps.store.watched?.(kv.key) !== false) this.revisions.expect(kv.key, value, obj);
     return (await this.deps.store.update(kv.key, value, kv.modRevision)).ok;
@@ -161,7 +186,7 @@ export class ResourceStore {
   }
 
   /** The stored text of `obj` for a definition with an async conversion. */
-  private async encodeConverted(obj: KObject): Promise<string> {
+  async encodeConverted(obj: KObject): Promise<string> {
     const o = { ...obj, apiVersion: this.apiVersion, kind: this.def.kind, metadata: { ...obj.metadata } };
     delete o.metadata.resourceVersion;
     return JSON.stringify(await this.def.conversion!.toStored(o));
@@ -172,16 +197,16 @@ export class ResourceStore {
     this.def.custom?.defaultOnRead?.(obj);
     obj.apiVersion = this.apiVersion;
     obj.kind = this.def.kind;
-    obj.metadata.resourceVersion = String(kv.modRevision);
+    if (obj.metadata) obj.metadata = withResourceVersion(obj.metadata as Record<string, unknown>, String(kv.modRevision), this.followsResourceVersion);
     return obj;
   }
 
   encode(obj: KObject): string {
     // Nothing to drop or convert (e.g. a create): the copy below would serialise the same.
-    if (!this.def.storedAs && obj.metadata && obj.metadata.resourceVersion === undefined) return JSON.stringify(obj);
+    if (!this.def.storedAs && obj.metadata && obj.metadata.resourceVersion === undefined) return JSON.stringify(this.goOrdered(obj));
     const o = this.def.storedAs ? this.def.storedAs.toStored(clone(obj)) : { ...obj, metadata: { ...obj.metadata } };
     delete o.metadata.resourceVersion;
-    return JSON.stringify(o);
+    return JSON.stringify(this.def.storedAs ? o : this.goOrdered(o));
   }
 
   async getKV(namespace: string, name: string): Promise<KeyValue> {
@@ -230,6 +255,7 @@ export class ResourceStore {
     this.def.strategy.canonicalize?.(obj);
     addWarnings(this.def, ctx, obj);
     trackManagedFields(this, ctx, { live: undefined, updated: obj, subresource: '' });
+    orderInPlace(obj, this.goOrdered(obj));
     if (ctx.dryRun) return obj;
     const key = this.key(namespace, meta.name!);
     const conv = this.def.conversion;
@@ -240,7 +266,7 @@ export class ResourceStore {
     if (conv) return this.decodeConverted(res.kv);
     const rv = String(res.kv.modRevision);
     // a shared object may have been given its resourceVersion (and been frozen) by a watcher's decode already
-    if (meta.resourceVersion !== rv) meta.resourceVersion = rv;
+    if (obj.metadata.resourceVersion !== rv) obj.metadata.resourceVersion = rv;
     return obj;
   }
 
@@ -295,6 +321,7 @@ export class ResourceStore {
         return { object: clone(current), created: false };
       }
       trackManagedFields(this, ctx, { live: current, updated: obj, subresource: opts.subresource });
+      orderInPlace(obj, this.goOrdered(obj));
       if (ctx.dryRun) return { object: result(obj), created: false };
       if (shouldDeleteDuringUpdate(obj) && !this.def.strategy.deletionBlocked?.(obj)) {
         const del = await this.deps.store.delete(kv!.key, { expectedRevision: kv!.modRevision });
@@ -352,40 +379,6 @@ export class ResourceStore {
   }
 
   async delete(ctx: RequestContext, namespace: string, name: string, opts: DeleteOptions): Promise<DeleteResult> {
-    for (let attempt = 0; ; attempt++) {
-      const kv = await this.getKV(namespace, name);
-      const conv = this.def.conversion;
-      const obj = conv ? await this.decodeConverted(kv) : this.decode(kv);
-      const meta = obj.metadata;
-      const pre = opts.preconditions;
-      if (pre?.uid && pre.uid !== meta.uid) {
-        throw errors.conflict(this.gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid}`);
-      }
-      if (pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
-        throw errors.conflict(
-          this.gr,
-          name,
-          `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion}`,
-        );
-      }
-      await this.deps.admission.admit({ ctx, store: this, operation: 'DELETE', object: obj, old: obj, namespace });
-      const next = clone(obj);
-      const changed = markForDeletion(this.def, next, opts);
-      const pending = (next.metadata.finalizers?.length ?? 0) > 0 || (next.metadata.deletionGracePeriodSeconds ?? 0) > 0 ||
-        !!this.def.strategy.deletionBlocked?.(next);
-      if (ctx.dryRun) return { object: next, deleted: !pending };
-      if (pending) {
-        if (!changed) return { object: obj, deleted: false };
-        const res = await this.deps.store.update(kv.key, conv ? await this.encodeConverted(next) : this.encode(next), kv.modRevision);
-        if (res.ok) {
-          next.metadata.resourceVersion = String(res.kv.modRevision);
-          return { object: next, deleted: false };
-        }
-      } else {
-        const res = await this.deps.store.delete(kv.key, { expectedRevision: kv.modRevision });
-        if (res.ok) return { object: obj, deleted: true };
-      }
-      if (attempt >= maxUpdateRetries) throw errors.staleResourceVersion(this.gr, name);
-    }
+    return deleteObject(this, ctx, namespace, name, opts);
   }
 }

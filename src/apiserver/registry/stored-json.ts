@@ -1,14 +1,19 @@
 // The JSON text of an object the store has just written, for the response. The stored text is that object less
 // metadata.resourceVersion, which create appends as metadata's last key once the write has committed; so the
-// response is the stored text with the revision spliced in, not a second JSON.stringify of the whole object
-// (for a 2-3 KB pod, each costs as much as the rest of the response).
+// response is the stored text with the revision spliced in where kube writes it, not a second JSON.stringify of
+// the whole object (for a 2-3 KB pod, each costs as much as the rest of the response).
 
 import type { KObject } from '../../api/types.js';
+import type { FollowsResourceVersion } from './resource-version-place.js';
 
 interface Stored {
   text: string;
-  /** index of the `}` that closes metadata in `text` */
-  metaEnd: number;
+  /** where `"resourceVersion":…` goes in `text`: before the metadata member at this index, or before metadata's `}` */
+  at: number;
+  /** true when `at` is metadata's closing brace */
+  atEnd: boolean;
+  /** how many members metadata had */
+  metaKeys: number;
 }
 
 /**
@@ -23,38 +28,67 @@ const MAX_STORED = 1024;
  * JSON.stringify(obj), written key by key to learn where metadata ends; remembered for jsonOf. Only for an object
  * nobody changes afterwards except by adding metadata.resourceVersion (a create's read-only result).
  */
-export function encodeRemembered(obj: KObject): string {
+export function encodeRemembered(obj: KObject, follows: FollowsResourceVersion): string {
   const o = obj as unknown as Record<string, unknown>;
   let text = '{';
-  let metaEnd = -1;
+  let at = -1;
+  let atEnd = false;
+  let metaKeys = 0;
   for (const k of Object.keys(o)) {
-    const v = JSON.stringify(o[k]);
-    if (v === undefined) continue; // as JSON.stringify skips undefined members
+    const v = o[k];
+    if (k === 'metadata' && typeof v === 'object' && v !== null && !Array.isArray(v)) {
+      if (text.length > 1) text += ',';
+      text += '"metadata":{';
+      const m = v as Record<string, unknown>;
+      let first = true;
+      for (const mk of Object.keys(m)) {
+        const mv = JSON.stringify(m[mk]);
+        if (mv === undefined) continue;
+        metaKeys++;
+        if (!first) text += ',';
+        if (at < 0 && follows(mk)) at = text.length;
+        text += JSON.stringify(mk) + ':' + mv;
+        first = false;
+      }
+      if (at < 0) {
+        at = text.length;
+        atEnd = true;
+      }
+      text += '}';
+      continue;
+    }
+    const t = JSON.stringify(v);
+    if (t === undefined) continue; // as JSON.stringify skips undefined members
     if (text.length > 1) text += ',';
-    text += JSON.stringify(k) + ':';
-    if (k === 'metadata') metaEnd = text.length + v.length - 1;
-    text += v;
+    text += JSON.stringify(k) + ':' + t;
   }
   text += '}';
-  if (metaEnd > 0 && text.charCodeAt(metaEnd) === 0x7d && !Object.prototype.hasOwnProperty.call(obj.metadata, 'resourceVersion')) {
+  if (at > 0 && !Object.prototype.hasOwnProperty.call(obj.metadata, 'resourceVersion')) {
     if (stored.size >= MAX_STORED) stored.delete(stored.keys().next().value!);
-    stored.set(obj, { text, metaEnd });
+    stored.set(obj, { text, at, atEnd, metaKeys });
   }
   return text;
 }
 
-/** JSON.stringify(v), from the stored text when `v` is an object encodeRemembered wrote and then only got its revision. */
-export function jsonOf(v: unknown): string {
+/**
+ * JSON.stringify(v), from the stored text when `v` is an object encodeRemembered wrote and then only got its
+ * revision; else of `order(v)` (the member order kube writes).
+ */
+export function jsonOf(v: unknown, order: (v: unknown) => unknown = (x) => x): string {
   const s = typeof v === 'object' && v !== null ? stored.get(v) : undefined;
   if (s) {
     stored.delete(v!);
     const meta = (v as KObject).metadata as Record<string, unknown>;
     const rv = meta.resourceVersion;
-    const keys = Object.keys(meta);
-    if (typeof rv === 'string' && keys[keys.length - 1] === 'resourceVersion') {
-      const sep = s.text.charCodeAt(s.metaEnd - 1) === 0x7b ? '' : ','; // `{}` before: no comma
-      return s.text.slice(0, s.metaEnd) + sep + '"resourceVersion":' + JSON.stringify(rv) + s.text.slice(s.metaEnd);
+    // nothing but resourceVersion added since (appended, or put in its place by a watcher's decode)
+    let n = 0;
+    for (const k in meta) if (meta[k] !== undefined) n++;
+    if (typeof rv === 'string' && n === s.metaKeys + 1) {
+      const member = '"resourceVersion":' + JSON.stringify(rv);
+      if (!s.atEnd) return s.text.slice(0, s.at) + member + ',' + s.text.slice(s.at);
+      const sep = s.text.charCodeAt(s.at - 1) === 0x7b ? '' : ','; // `{}` before: no comma
+      return s.text.slice(0, s.at) + sep + member + s.text.slice(s.at);
     }
   }
-  return JSON.stringify(v);
+  return JSON.stringify(order(v));
 }

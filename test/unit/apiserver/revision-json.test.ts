@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { revisionJSON } from '../../../src/apiserver/registry/revision-json.js';
+import { followsInObjectMeta, followsInSortedMap, withResourceVersion } from '../../../src/apiserver/registry/resource-version-place.js';
 
 /** What a watch event's object serialises to without the splice: the store's decode, then JSON.stringify. */
-function decoded(text: string, rev: number, apiVersion: string, kind: string): string {
+function decoded(text: string, rev: number, apiVersion: string, kind: string, follows = followsInObjectMeta): string {
   const obj = JSON.parse(text) as Record<string, unknown> & { metadata: Record<string, unknown> };
   obj.apiVersion = apiVersion;
   obj.kind = kind;
-  obj.metadata.resourceVersion = String(rev);
+  obj.metadata = withResourceVersion(obj.metadata, String(rev), follows);
   return JSON.stringify(obj);
 }
 
@@ -25,7 +26,7 @@ describe('revisionJSON: a revision serialised from its stored text', () => {
     ];
     for (const o of objects) {
       const text = JSON.stringify(o);
-      assert.equal(revisionJSON(kv(text), 'v1', 'Pod'), decoded(text, 42, 'v1', 'Pod'), text);
+      assert.equal(revisionJSON(kv(text), 'v1', 'Pod', followsInObjectMeta), decoded(text, 42, 'v1', 'Pod'), text);
     }
   });
 
@@ -49,25 +50,33 @@ describe('revisionJSON: a revision serialised from its stored text', () => {
       const parts: [string, unknown][] = [['apiVersion', 'apps/v1'], ['kind', 'Deployment'], ['metadata', meta], ['spec', value(1)], ['status', value(1)]];
       parts.sort(() => rnd(3) - 1);
       const text = JSON.stringify(Object.fromEntries(parts));
-      assert.equal(revisionJSON(kv(text, i + 1), 'apps/v1', 'Deployment'), decoded(text, i + 1, 'apps/v1', 'Deployment'), text);
+      assert.equal(revisionJSON(kv(text, i + 1), 'apps/v1', 'Deployment', followsInObjectMeta), decoded(text, i + 1, 'apps/v1', 'Deployment'), text);
     }
+  });
+
+  it('puts resourceVersion where kube writes it: after uid in ObjectMeta, in key order for a custom resource', () => {
+    const t = '{"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","namespace":"d","uid":"u","generation":2,"labels":{"a":"b"}}}';
+    assert.equal(revisionJSON(kv(t), 'v1', 'Pod', followsInObjectMeta), '{"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","namespace":"d","uid":"u","resourceVersion":"42","generation":2,"labels":{"a":"b"}}}');
+    const c = '{"apiVersion":"x.io/v1","kind":"C","metadata":{"generation":1,"name":"c","namespace":"d","uid":"u"},"spec":{}}';
+    assert.equal(revisionJSON(kv(c), 'x.io/v1', 'C', followsInSortedMap), '{"apiVersion":"x.io/v1","kind":"C","metadata":{"generation":1,"name":"c","namespace":"d","resourceVersion":"42","uid":"u"},"spec":{}}');
+    assert.equal(revisionJSON(kv(c), 'x.io/v1', 'C', followsInSortedMap), decoded(c, 42, 'x.io/v1', 'C', followsInSortedMap));
   });
 
   it('declines texts the splice would not reproduce', () => {
     // decoding sets these in place or appends them elsewhere
-    assert.equal(revisionJSON(kv('{"kind":"Pod","metadata":{}}'), 'v1', 'Pod'), undefined);
-    assert.equal(revisionJSON(kv('{"apiVersion":"v1","metadata":{}}'), 'v1', 'Pod'), undefined);
-    assert.equal(revisionJSON(kv('{"apiVersion":"v2","kind":"Pod","metadata":{}}'), 'v1', 'Pod'), undefined);
-    assert.equal(revisionJSON(kv('{"apiVersion":"v1","kind":"Pods","metadata":{}}'), 'v1', 'Pod'), undefined);
-    assert.equal(revisionJSON(kv('{"apiVersion":"v1","kind":"Pod","metadata":{"resourceVersion":"3","name":"a"}}'), 'v1', 'Pod'), undefined);
-    assert.equal(revisionJSON(kv('{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","resourceVersion":"3"}}'), 'v1', 'Pod'), undefined);
-    assert.equal(revisionJSON(kv('{"apiVersion":"v1","kind":"Pod"}'), 'v1', 'Pod'), undefined);
-    assert.equal(revisionJSON(kv('{"apiVersion":"v1","kind":"Pod","metadata":null}'), 'v1', 'Pod'), undefined);
+    assert.equal(revisionJSON(kv('{"kind":"Pod","metadata":{}}'), 'v1', 'Pod', followsInObjectMeta), undefined);
+    assert.equal(revisionJSON(kv('{"apiVersion":"v1","metadata":{}}'), 'v1', 'Pod', followsInObjectMeta), undefined);
+    assert.equal(revisionJSON(kv('{"apiVersion":"v2","kind":"Pod","metadata":{}}'), 'v1', 'Pod', followsInObjectMeta), undefined);
+    assert.equal(revisionJSON(kv('{"apiVersion":"v1","kind":"Pods","metadata":{}}'), 'v1', 'Pod', followsInObjectMeta), undefined);
+    assert.equal(revisionJSON(kv('{"apiVersion":"v1","kind":"Pod","metadata":{"resourceVersion":"3","name":"a"}}'), 'v1', 'Pod', followsInObjectMeta), undefined);
+    assert.equal(revisionJSON(kv('{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","resourceVersion":"3"}}'), 'v1', 'Pod', followsInObjectMeta), undefined);
+    assert.equal(revisionJSON(kv('{"apiVersion":"v1","kind":"Pod"}'), 'v1', 'Pod', followsInObjectMeta), undefined);
+    assert.equal(revisionJSON(kv('{"apiVersion":"v1","kind":"Pod","metadata":null}'), 'v1', 'Pod', followsInObjectMeta), undefined);
     // not compact JSON
-    assert.equal(revisionJSON(kv('{ "apiVersion":"v1","kind":"Pod","metadata":{}}'), 'v1', 'Pod'), undefined);
-    assert.equal(revisionJSON(kv('[]'), 'v1', 'Pod'), undefined);
+    assert.equal(revisionJSON(kv('{ "apiVersion":"v1","kind":"Pod","metadata":{}}'), 'v1', 'Pod', followsInObjectMeta), undefined);
+    assert.equal(revisionJSON(kv('[]'), 'v1', 'Pod', followsInObjectMeta), undefined);
     // a nested resourceVersion is data like any other
     const t = '{"apiVersion":"v1","kind":"Pod","metadata":{"x":{"resourceVersion":"1"}}}';
-    assert.equal(revisionJSON(kv(t), 'v1', 'Pod'), decoded(t, 42, 'v1', 'Pod'));
+    assert.equal(revisionJSON(kv(t), 'v1', 'Pod', followsInObjectMeta), decoded(t, 42, 'v1', 'Pod'));
   });
 });

@@ -10,6 +10,7 @@ import { handleResource } from '../../../src/apiserver/handlers/rest.js';
 import { parseRequestInfo } from '../../../src/apiserver/handlers/request-info.js';
 import { systemUser } from '../../../src/client/local.js';
 import { jsonOf } from '../../../src/apiserver/registry/stored-json.js';
+import { followsInObjectMeta, withResourceVersion } from '../../../src/apiserver/registry/resource-version-place.js';
 import type { ClientWatchEvent, ResourceClient } from '../../../src/client/types.js';
 import { StatusError } from '../../../src/machinery/errors.js';
 import { SqliteStore } from '../../../src/storage/sqlite/store.js';
@@ -66,7 +67,7 @@ const settle = () => new Promise((r) => setTimeout(r, 20));
 async function stored(store: SqliteStore, name: string): Promise<Pod> {
   const kv = (await store.get(key(name)))!;
   const o = JSON.parse(kv.value) as Pod;
-  o.metadata.resourceVersion = String(kv.modRevision);
+  o.metadata = withResourceVersion(o.metadata as Record<string, unknown>, String(kv.modRevision), followsInObjectMeta) as Pod['metadata'];
   return o;
 }
 
@@ -129,10 +130,10 @@ describe('pod status updates', () => {
     // the status as defaulted: the quantity rounded up to milli units, lastProbeTime and lastState filled in
     assert.equal(
       JSON.stringify(after.status),
-      '{"phase":"Running","qosClass":"Burstable","podIP":"10.0.0.5","podIPs":[{"ip":"10.0.0.5"}],' +
-        '"conditions":[{"type":"Ready","status":"True","lastTransitionTime":"2026-01-01T00:00:00Z","lastProbeTime":null}],' +
-        '"containerStatuses":[{"name":"c","image":"busybox","imageID":"","ready":true,"restartCount":0,' +
-        '"state":{"running":{"startedAt":"2026-01-01T00:00:00Z"}},"resources":{"requests":{"cpu":"1m"}},"lastState":{}}]}',
+      // in PodStatus' Go field order, as kube stores and writes it
+      '{"phase":"Running","conditions":[{"type":"Ready","status":"True","lastProbeTime":null,"lastTransitionTime":"2026-01-01T00:00:00Z"}],' +
+        '"podIP":"10.0.0.5","podIPs":[{"ip":"10.0.0.5"}],"containerStatuses":[{"name":"c","state":{"running":{"startedAt":"2026-01-01T00:00:00Z"}},' +
+        '"lastState":{},"ready":true,"restartCount":0,"image":"busybox","imageID":"","resources":{"requests":{"cpu":"1m"}}}],"qosClass":"Burstable"}',
     );
     assert.equal(out.metadata.resourceVersion, after.metadata.resourceVersion);
     assert.equal(out.metadata.generation, 1);
