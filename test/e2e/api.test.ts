@@ -269,5 +269,28 @@ describe('API machinery', () => {
     assert.match(String(agg.headers['content-type']), /as=APIGroupDiscoveryList/);
     const v3 = await req('GET', '/openapi/v3');
     assert.ok(v3.json.paths['api/v1']);
+    // the address the client reached, as kube answers its advertise address and port
+    const port = new URL(cluster.url).port;
+    assert.deepEqual((await req('GET', '/api')).json.serverAddressByClientCIDRs, [{ clientCIDR: '0.0.0.0/0', serverAddress: `127.0.0.1:${port}` }]);
+  });
+
+  it('writes objects and lists as kube does: Go field order, items without kind, a newline after compact JSON', async () => {
+    const body = { data: { z: '1', a: '2' }, metadata: { labels: { b: '1', a: '1' }, name: 'order' }, apiVersion: 'v1', kind: 'ConfigMap' };
+    const created = await req('POST', '/api/v1/namespaces/default/configmaps', body);
+    assert.equal(created.status, 201);
+    const got = await req('GET', '/api/v1/namespaces/default/configmaps/order');
+    const rv = got.json.metadata.resourceVersion;
+    const uid = got.json.metadata.uid;
+    const ts = got.json.metadata.creationTimestamp;
+    const mf = JSON.stringify(got.json.metadata.managedFields);
+    const want =
+      `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"order","namespace":"default","uid":"${uid}","resourceVersion":"${rv}",` +
+      `"creationTimestamp":"${ts}","labels":{"a":"1","b":"1"},"managedFields":${mf}},"data":{"a":"2","z":"1"}}\n`;
+    assert.equal(got.text, want);
+    assert.equal(created.text, want);
+    const list = await req('GET', '/api/v1/namespaces/default/configmaps?fieldSelector=metadata.name%3Dorder');
+    assert.equal(list.text, `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"${list.json.metadata.resourceVersion}"},"items":[${want.trim().replace('{"kind":"ConfigMap","apiVersion":"v1",', '{')}]}\n`);
+    const ev = await watch(`/api/v1/namespaces/default/configmaps?watch=1&fieldSelector=metadata.name%3Dorder&resourceVersion=${Number(rv) - 1}`, (e) => e.length >= 1);
+    assert.equal(JSON.stringify(ev[0].object) + '\n', want);
   });
 });

@@ -18,6 +18,17 @@ function send(reply: FastifyReply, body: unknown, contentType = 'application/jso
   return reply.code(200).header('content-type', contentType).send(Buffer.from(goJsonBody(JSON.stringify(body))));
 }
 
+/**
+ * kube answers its advertise address and port (what the `kubernetes` Endpoints lists); k1s' is the address the
+ * client's connection reached: 127.0.0.1 for the host, the pod network's gateway for pods, as the Endpoints say.
+ */
+function serverAddress(req: FastifyRequest): string {
+  const { localAddress, localPort } = req.socket;
+  if (!localAddress || !localPort) return req.hostname;
+  const ip = localAddress.startsWith('::ffff:') ? localAddress.slice(7) : localAddress;
+  return ip.includes(':') ? `[${ip}]:${localPort}` : `${ip}:${localPort}`;
+}
+
 const notFound = () => new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
 
 /** Caches documents per generation: they only change when resources (or remote groups) are added or changed. */
@@ -61,7 +72,7 @@ export function registerDiscoveryRoutes(app: FastifyInstance, registry: Registry
   app.get('/api', async (req, reply) => {
     const v = discoveryVariant(req.headers.accept);
     if (v) return aggregated(req, reply, 'api', v);
-    return send(reply, apiVersions(req.hostname));
+    return send(reply, apiVersions(serverAddress(req)));
   });
   app.get('/apis', async (req, reply) => {
     const v = discoveryVariant(req.headers.accept);
