@@ -11,12 +11,8 @@ import type { Schema, SchemaSet } from './schema.js';
 /** How to order a value: a struct by its plan, a map's keys, a list's items, or nothing (scalars, raw JSON). */
 type Sub = { k: 'struct'; def: string } | { k: 'map'; value: Sub } | { k: 'array'; item: Sub } | { k: 'leaf' };
 
-interface Plan {
-  /** position of each JSON field name */
-  index: Map<string, number>;
-  /** the Sub of each field */
-  subs: Map<string, Sub>;
-}
+/** A struct's fields: each JSON name's position and, unless its value is written as it is, how to order it. */
+type Plan = Map<string, { i: number; sub: Sub | undefined }>;
 
 const LEAF: Sub = { k: 'leaf' };
 /** members Go's type does not declare go last, in the order they came */
@@ -30,6 +26,13 @@ function isObject(v: unknown): v is Record<string, unknown> {
 function sortedKeys(keys: string[]): string[] {
   for (let i = 1; i < keys.length; i++) if (keys[i - 1]! > keys[i]!) return keys.slice().sort();
   return keys;
+}
+
+/** A copy of `value` with its members in `order`, the ones in `changed` replaced. */
+function rebuilt(value: Record<string, unknown>, order: string[], changed: Map<string, unknown> | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of order) out[k] = changed !== undefined && changed.has(k) ? changed.get(k) : value[k];
+  return out;
 }
 
 export class GoOrder {
@@ -70,6 +73,8 @@ export class GoOrder {
     return out as T;
   }
 
+  // a walk over an object in order allocates nothing: members are visited with for-in (no key array) and a
+  // rebuild happens only where a member moved or a nested value had to be rebuilt
   private order(value: unknown, sub: Sub): unknown {
     switch (sub.k) {
       case 'leaf':
@@ -85,48 +90,44 @@ export class GoOrder {
       }
       case 'map': {
         if (!isObject(value)) return value;
-        const keys = Object.keys(value);
-        const order = sortedKeys(keys);
-        return this.rebuild(value, order, order !== keys, () => sub.value);
+        let prev: string | undefined;
+        let moved = false;
+        let changed: Map<string, unknown> | undefined;
+        for (const k in value) {
+          if (prev !== undefined && prev > k) moved = true;
+          prev = k;
+          if (sub.value.k !== 'leaf') {
+            const v = value[k];
+            const nv = this.order(v, sub.value);
+            if (nv !== v) (changed ??= new Map()).set(k, nv);
+          }
+        }
+        if (!moved && !changed) return value;
+        return rebuilt(value, moved ? Object.keys(value).sort() : Object.keys(value), changed);
       }
       case 'struct': {
         if (!isObject(value)) return value;
         const plan = this.plan(sub.def);
         if (!plan) return value;
-        const keys = Object.keys(value);
         let last = -1;
-        let outOfOrder = false;
-        for (const k of keys) {
-          const i = plan.index.get(k) ?? UNKNOWN;
-          if (i < last) {
-            outOfOrder = true;
-            break;
+        let moved = false;
+        let changed: Map<string, unknown> | undefined;
+        for (const k in value) {
+          const f = plan.get(k);
+          const i = f === undefined ? UNKNOWN : f.i;
+          if (i < last) moved = true;
+          else last = i;
+          if (f?.sub !== undefined) {
+            const v = value[k];
+            const nv = this.order(v, f.sub);
+            if (nv !== v) (changed ??= new Map()).set(k, nv);
           }
-          last = i;
         }
-        const order = outOfOrder ? keys.slice().sort((a, b) => (plan.index.get(a) ?? UNKNOWN) - (plan.index.get(b) ?? UNKNOWN)) : keys;
-        return this.rebuild(value, order, outOfOrder, (k) => plan.subs.get(k) ?? LEAF);
+        if (!moved && !changed) return value;
+        const pos = (k: string) => plan.get(k)?.i ?? UNKNOWN;
+        return rebuilt(value, moved ? Object.keys(value).sort((a, b) => pos(a) - pos(b)) : Object.keys(value), changed);
       }
     }
-  }
-
-  /** `value` with members in `order` and each member ordered by its Sub; itself when nothing moved or changed. */
-  private rebuild(value: Record<string, unknown>, order: string[], moved: boolean, subOf: (k: string) => Sub): Record<string, unknown> {
-    let vals: unknown[] | undefined;
-    for (let i = 0; i < order.length; i++) {
-      const k = order[i]!;
-      const sub = subOf(k);
-      if (sub.k === 'leaf') continue;
-      const v = this.order(value[k], sub);
-      if (v !== value[k]) (vals ??= [])[i] = v;
-    }
-    if (!moved && !vals) return value;
-    const out: Record<string, unknown> = {};
-    for (let i = 0; i < order.length; i++) {
-      const k = order[i]!;
-      out[k] = vals && i in vals ? vals[i] : value[k];
-    }
-    return out;
   }
 
   private plan(def: string): Plan | undefined {
@@ -152,11 +153,11 @@ export class GoOrder {
     const ordered = [...['kind', 'apiVersion'].filter((k) => typeMeta.includes(k)), ...names];
     // fields the schema has and the table lacks keep the schema's order, after the others
     for (const k of Object.keys(schema?.properties ?? {})) if (!ordered.includes(k)) ordered.push(k);
-    plan = { index: new Map(ordered.map((k, i) => [k, i])), subs: new Map() };
-    for (const k of ordered) {
+    plan = new Map();
+    ordered.forEach((k, i) => {
       const sub = this.subOf(schema?.properties?.[k]);
-      if (sub.k !== 'leaf') plan.subs.set(k, sub);
-    }
+      plan!.set(k, { i, sub: sub.k === 'leaf' ? undefined : sub });
+    });
     this.plans.set(def, plan);
     return plan;
   }
