@@ -11,7 +11,7 @@ import { errors, FieldError, StatusError } from '../../machinery/errors.js';
 import { newContext, type UserInfo } from '../context.js';
 import { kubeletEndpoint, KubeletConnection, type KubeletClientTls, type KubeletEndpoint } from './kubelet-connection.js';
 import type { Registry } from '../registry/registry.js';
-import { translateToSpdy, websocketProtocol } from './stream-translator.js';
+import { TUNNEL_PROTOCOL, translateToSpdy, websocketProtocol } from './stream-translator.js';
 import { proxyUpgrade, writeRawResponse } from './upgrade-proxy.js';
 
 export interface PodStreamsOptions {
@@ -232,6 +232,10 @@ export class PodStreams {
       }
       const pod = await this.getPod(namespace, name);
       await this.admitConnect(user, namespace, name, verb, url.searchParams);
+      if (verb === 'portforward' && wsProtocol && wsProtocol !== TUNNEL_PROTOCOL && !forwardedPorts(url.searchParams).length) {
+        // the kubelet's WebSocket port-forward refuses this with a plain-text 400, which kube passes on
+        return writeRawResponse(socket, 400, 'query parameter "port" is required', 'text/plain; charset=utf-8');
+      }
       let path: string;
       const query = streamQuery(verb, url.searchParams);
       if (verb === 'portforward') {

@@ -128,9 +128,9 @@ test('kubectl logs of a real container through CRI log_path', async () => {
   assert.equal(r.stdout, 'started\n');
 });
 
-function upgrade(path: string, headers: Record<string, string> = { Connection: 'Upgrade', Upgrade: 'SPDY/3.1', 'X-Stream-Protocol-Version': 'v4.channel.k8s.io' }): Promise<{ code: number; body: string }> {
+function upgrade(path: string, headers: Record<string, string> = { Connection: 'Upgrade', Upgrade: 'SPDY/3.1', 'X-Stream-Protocol-Version': 'v4.channel.k8s.io' }, method = 'POST'): Promise<{ code: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(c.url + path, { method: 'POST', headers, ca: c.ca.certPem, cert: c.admin.certPem, key: c.admin.keyPem, agent: false }, (res) => {
+    const req = request(c.url + path, { method, headers, ca: c.ca.certPem, cert: c.admin.certPem, key: c.admin.keyPem, agent: false }, (res) => {
       let body = '';
       res.on('data', (d) => (body += d));
       res.on('end', () => resolve({ code: res.statusCode ?? 0, body }));
@@ -158,6 +158,12 @@ test('upgrade errors are Status objects worded as kube words them', async () => 
   // a WebSocket subprotocol this server does not translate fails the handshake (kubectl then retries over SPDY)
   const ws = await upgrade(`${base}/p/exec?command=true&stdout=true&container=app`, { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==', 'Sec-WebSocket-Protocol': 'base64.channel.k8s.io' });
   assert.equal(ws.code, 400);
+  // port-forward over the WebSocket channel protocol names its ports in the query, or the kubelet refuses it
+  const wsHeaders = { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==' };
+  const noPorts = await upgrade(`${base}/p/portforward`, { ...wsHeaders, 'Sec-WebSocket-Protocol': 'v4.channel.k8s.io' }, 'GET');
+  assert.deepEqual([noPorts.code, noPorts.body], [400, 'query parameter "port" is required']);
+  // over the tunnelling protocol (kubectl 1.31+) the ports come in the streams' headers instead
+  assert.equal((await upgrade(`${base}/p/portforward`, { ...wsHeaders, 'Sec-WebSocket-Protocol': 'SPDY/3.1+portforward.k8s.io' }, 'GET')).code, 101);
   const ok = await upgrade(`${base}/p/exec?command=true&stdout=true&container=app`);
   assert.equal(ok.code, 101);
 });
