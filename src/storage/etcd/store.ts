@@ -23,6 +23,9 @@ import { KeyLayout } from './keys.js';
 import { RecentEvents } from './recent-events.js';
 import { EtcdValues } from './values.js';
 import { WatchStream, type RawEvent } from './watch-stream.js';
+import { OwnWatch } from './own-watch.js';
+import { findCompacted } from './compacted-revision.js';
+import { toWatchEvents } from './events.js';
 
 export interface EtcdStoreOptions extends EtcdConnectionOptions {
   /** the root of k1s' keys in etcd (--etcd-prefix, default /registry) */
@@ -35,8 +38,6 @@ export interface EtcdStoreOptions extends EtcdConnectionOptions {
   progressIntervalMs?: number;
   log?: (line: string) => void;
 }
-
-type Raw = RawKeyValue;
 
 export class EtcdStore implements Store {
   readonly layout: KeyLayout;
@@ -124,7 +125,7 @@ export class EtcdStore implements Store {
       });
       this.seen(r.header.revision);
       if (!r.succeeded) return this.conflict(key, r.responses[0]);
-      const created = (r.responses[1]!.response_range.kvs as Raw[])[0]!.create_revision;
+      const created = (r.responses[1]!.response_range.kvs as RawKeyValue[])[0]!.create_revision;
       return { ok: true, kv: { key, value, modRevision: r.header.revision, createRevision: created } };
     });
   }
@@ -143,7 +144,7 @@ export class EtcdStore implements Store {
       });
       this.seen(r.header.revision);
       if (!r.succeeded) return expected === undefined ? { ok: false } : this.conflict(key, r.responses[0]);
-      const prev = (r.responses[0]!.response_delete_range.prev_kvs as Raw[])[0];
+      const prev = (r.responses[0]!.response_delete_range.prev_kvs as RawKeyValue[])[0];
       if (!prev) return { ok: false };
       return { ok: true, kv: { key, value: this.values.decode(key, prev.value), modRevision: r.header.revision, createRevision: prev.create_revision } };
     });
@@ -265,6 +266,19 @@ export class EtcdStore implements Store {
     });
   }
 
+  /** Whether etcd answers within timeoutMs (the `etcd` health check): throws when it does not. */
+  async check(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new StoreError('Unavailable', `etcd did not answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      await Promise.race([this.status(), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** Waits for the calls already made, then disconnects. */
   async close(): Promise<void> {
     if (this.closed) return;
@@ -278,12 +292,11 @@ export class EtcdStore implements Store {
 
   // --- internals shared with OwnWatch ---
 
-  /** @internal */
+  /** @internal for OwnWatch */
   addStreamWatcher(w: Parameters<WatchStream['add']>[0]): number {
     return this.stream.add(w);
   }
 
-  /** @internal */
   removeStreamWatcher(id: number, own?: OwnWatch): void {
     this.stream.remove(id);
     if (own) this.ownWatches.delete(own);
@@ -291,21 +304,7 @@ export class EtcdStore implements Store {
 
   /** @internal etcd events → the store's, for the keys k1s wrote */
   toEvents(evs: RawEvent[], prefix?: string): WatchEvent[] {
-    const out: WatchEvent[] = [];
-    for (const e of evs) {
-      const key = this.layout.fromEtcd(e.kv.key.toString());
-      if (key === undefined || (prefix !== undefined && !key.startsWith(prefix))) continue;
-      const prev = e.prev_kv ? this.eventValue(key, e.prev_kv) : undefined;
-      if (e.type === 'DELETE') {
-        const kv = { key, value: prev?.value ?? '', modRevision: e.kv.mod_revision, createRevision: prev?.createRevision ?? 0 };
-        out.push(prev ? { type: 'DELETED', kv, prev } : { type: 'DELETED', kv });
-        continue;
-      }
-      const kv = this.eventValue(key, e.kv);
-      if (e.kv.version === 1 || !prev) out.push({ type: e.kv.version === 1 ? 'ADDED' : 'MODIFIED', kv });
-      else out.push({ type: 'MODIFIED', kv, prev });
-    }
-    return out;
+    return toWatchEvents(evs, this.layout, this.values, prefix);
   }
 
   /** @internal */
@@ -322,16 +321,12 @@ export class EtcdStore implements Store {
     this.hub.publish(events);
   }
 
-  private eventValue(key: string, kv: Raw): KeyValue {
-    return { key, value: this.values.decodeOrEmpty(key, kv.value), modRevision: kv.mod_revision, createRevision: kv.create_revision };
-  }
-
-  private decoded(key: string, kv: Raw): KeyValue {
+  private decoded(key: string, kv: RawKeyValue): KeyValue {
     return { key, value: this.values.decode(key, kv.value), modRevision: kv.mod_revision, createRevision: kv.create_revision };
   }
 
   private conflict(key: string, resp: Record<string, any> | undefined): WriteResult {
-    const kv = (resp?.response_range?.kvs as Raw[] | undefined)?.[0];
+    const kv = (resp?.response_range?.kvs as RawKeyValue[] | undefined)?.[0];
     return kv ? { ok: false, current: this.decoded(key, kv) } : { ok: false };
   }
 
@@ -394,92 +389,6 @@ export class EtcdStore implements Store {
   private checkOpen(): void {
     if (this.closed) throw closedError();
   }
-}
-
-/** A watch from before the store's memory of events: an etcd watcher of its own, delivering in revision order. */
-class OwnWatch implements Watch {
-  private readonly id: number;
-  private stopped = false;
-  private last: number;
-
-  constructor(
-    private readonly store: EtcdStore,
-    prefix: string,
-    after: number,
-    opts: WatchOptions,
-    onEvent: (ev: WatchEvent) => void,
-  ) {
-    this.last = after;
-    const range = store.layout.range(prefix) ?? store.layout.rootRange();
-    const trigger = opts.trigger;
-    const matches = (ev: WatchEvent) => {
-      if (!trigger) return true;
-      const v = safe(() => trigger.valueOf(ev.kv));
-      const p = ev.prev ? safe(() => trigger.valueOf(ev.prev!)) : trigger.value;
-      return v === undefined || p === undefined || v === trigger.value || p === trigger.value;
-    };
-    this.id = store.addStreamWatcher({
-      key: Buffer.from(range.start),
-      rangeEnd: range.end,
-      next: after + 1,
-      onEvents: (raw) => {
-        for (const ev of store.toEvents(raw, prefix)) {
-          if (this.stopped) return;
-          if (ev.kv.modRevision <= this.last) continue;
-          this.last = ev.kv.modRevision;
-          if (!matches(ev)) continue;
-          try {
-            onEvent(ev);
-          } catch (e) {
-            process.stderr.write(`k1s: watch listener failed: ${String(e)}\n`);
-          }
-        }
-      },
-      onCanceled: (reason, compactRev) => {
-        process.stderr.write(`k1s etcd: a watch of ${prefix} was ended by etcd (${reason || `compacted at ${compactRev}`})\n`);
-        this.stop();
-      },
-    });
-  }
-
-  stop(): void {
-    if (this.stopped) return;
-    this.stopped = true;
-    this.store.removeStreamWatcher(this.id, this);
-  }
-}
-
-function safe<T>(f: () => T): T | undefined {
-  try {
-    return f();
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * etcd does not say how far it has compacted: a read at revision r fails exactly when r is below it, so the
- * compacted revision is found by bisection (a read at revision 1 answers for a store never compacted).
- */
-async function findCompacted(client: EtcdClient, probe: Buffer, current: number): Promise<number> {
-  const readable = async (rev: number) => {
-    try {
-      await client.range({ key: probe, revision: rev, count_only: true });
-      return true;
-    } catch (e) {
-      if (e instanceof StoreError && e.code === 'Compacted') return false;
-      throw e;
-    }
-  };
-  if (current <= 1 || (await readable(1))) return 0;
-  let lo = 1; // not readable
-  let hi = current; // readable
-  while (hi - lo > 1) {
-    const mid = Math.floor((lo + hi) / 2);
-    if (await readable(mid)) hi = mid;
-    else lo = mid;
-  }
-  return hi;
 }
 
 function compactedError(rev: number, compacted: number): StoreError {
