@@ -1,6 +1,6 @@
 // The cluster's store: SQLite in the data directory (the default), or etcd with --datastore-endpoint. What differs
 // between them for the rest of the cluster is here: how big the database is, and what the `etcd` health check asks.
-import { statSync } from 'node:fs';
+import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KeyTransformers } from '../storage/encryption/key-transformers.js';
 import { EtcdStore } from '../storage/etcd/store.js';
@@ -28,6 +28,9 @@ export interface OpenedStore {
   check(): Promise<void>;
 }
 
+/** DIR/db/<this> names the etcd a cluster's state is in, while it runs on etcd */
+export const DATASTORE_MARKER = 'etcd.json';
+
 const fileSize = (path: string) => statSync(path, { throwIfNoEntry: false })?.size ?? 0;
 
 /** kube-apiserver's --etcd-healthcheck-timeout default */
@@ -40,7 +43,10 @@ export async function openDatastore(opts: {
   datastore?: DatastoreOptions;
 }): Promise<OpenedStore> {
   const ds = opts.datastore;
+  // tools that read DIR/db/state.db directly (snapshot, history) tell from this file that the state is elsewhere
+  const marker = join(opts.dataDir, 'db', DATASTORE_MARKER);
   if (!ds) {
+    rmSync(marker, { force: true });
     const db = join(opts.dataDir, 'db', 'state.db');
     const store = SqliteStore.open({ path: db, durability: opts.durability, transformers: opts.transformers });
     return {
@@ -53,6 +59,7 @@ export async function openDatastore(opts: {
     };
   }
   const store = await EtcdStore.open({ ...ds, transformers: opts.transformers });
+  writeFileSync(marker, `${JSON.stringify({ endpoints: ds.endpoints, prefix: ds.prefix ?? '/registry' })}\n`, { mode: 0o600 });
   let size = 0;
   return {
     store,

@@ -2,7 +2,9 @@
 // member; objects are where kube-apiserver would put them, and survive a restart of k1s.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { openStoreReadonly } from '../../src/cli/snapshot.js';
 import { EtcdCluster } from '../etcd-member.js';
 import { kubectl, kubectlPath, kubectlVersions, removeDir, startServer, until, type K1sServer } from './harness.js';
 
@@ -87,6 +89,8 @@ describe('k1s on etcd', () => {
     assert.equal((await k2.ok(['get', 'configmap', 'cm-1-33', '-o', 'jsonpath={.metadata.resourceVersion}'])).trim(), before);
     assert.match(await k2.ok(['get', 'deployment', 'web', '-o', 'name']), /deployment\.apps\/web/);
     assert.equal((await k2.ok(['get', '--raw', '/readyz/etcd'])).trim(), 'ok');
+    // what reads SQLite directly (snapshot save, history, secrets-encrypt) says where the state is instead
+    assert.throws(() => openStoreReadonly(join(server.dataDir, 'db', 'state.db')), /keeps its state in etcd \(http:\/\/127\.0\.0\.1:\d+\).*etcdctl .*snapshot save/);
   });
 
   it('while etcd is down requests fail with a Status and /readyz/etcd fails; k1s carries on once it is back', async () => {

@@ -156,15 +156,24 @@ export class EtcdClient {
     for (const m of this.members) m.kv.close();
   }
 
-  /** One call, tried on each member in turn while they are unreachable, within one deadline overall. */
+  /**
+   * One call, tried on each member in turn while they are unreachable or without a leader (an election after the
+   * leader died), pausing after each round, within one deadline overall. One try may not take it all: a member
+   * that does not answer at all leaves time for the others.
+   */
   private async call<T>(service: 'kv' | 'maintenance', method: string, req: object): Promise<T> {
     if (this.closed) throw new StoreError('Closed', 'the store is closed');
     const deadline = Date.now() + this.timeoutMs;
+    const n = this.members.length;
     let lastErr: grpc.ServiceError | undefined;
-    for (let tried = 0; tried < this.members.length; tried++) {
+    let last = this.endpoint;
+    for (let attempt = 0; ; attempt++) {
+      const left = deadline - Date.now();
+      if (left <= 0) break;
       const i = this.current;
       const m = this.members[i]!;
-      const perTry = this.members.length > 1 ? Math.max(500, (deadline - Date.now()) / (this.members.length - tried)) : deadline - Date.now();
+      last = m.endpoint;
+      const perTry = n > 1 ? Math.min(left, Math.max(1000, this.timeoutMs / n)) : left;
       try {
         return await new Promise<T>((resolve, reject) => {
           m[service][method]!(req, new grpc.Metadata(), { deadline: Date.now() + perTry }, (err, res) =>
@@ -173,12 +182,14 @@ export class EtcdClient {
         });
       } catch (e) {
         const err = e as grpc.ServiceError;
-        if (!RETRYABLE.has(err.code) || Date.now() >= deadline) throw toStoreError(err, m.endpoint);
+        if (!RETRYABLE.has(err.code)) throw toStoreError(err, m.endpoint);
         lastErr = err;
-        if (this.current === i) this.current = (i + 1) % this.members.length;
+        if (this.current === i) this.current = (i + 1) % n;
       }
+      if (this.closed) throw new StoreError('Closed', 'the store is closed');
+      if ((attempt + 1) % n === 0) await new Promise((r) => setTimeout(r, Math.max(0, Math.min(200, deadline - Date.now()))));
     }
-    throw toStoreError(lastErr!, this.endpoint);
+    throw lastErr ? toStoreError(lastErr, last) : new StoreError('Unavailable', `etcd ${last}: no answer within ${this.timeoutMs} ms`);
   }
 }
 
