@@ -56,7 +56,7 @@ export function openStoreReadonly(dbPath: string): Database.Database {
       // the message without the endpoints
     }
     throw new Error(
-      `this cluster keeps its state in etcd${where}, not in ${dbPath}: save etcd with "ETCDCTL_API=3 etcdctl --endpoints=… snapshot save FILE" (and DIR/tls with it) instead`,
+      `this cluster keeps its state in etcd${where}, which this command does not read yet (it reads ${dbPath}); to save a snapshot, use "ETCDCTL_API=3 etcdctl --endpoints=… snapshot save FILE" and copy the data directory's tls/ with it`,
     );
   }
   if (!existsSync(dbPath)) throw new Error(`${dbPath} does not exist: the cluster has never started`);
