@@ -216,3 +216,21 @@ describe('EtcdStore with encryption at rest', () => {
     }
   });
 });
+
+describe('EtcdStore revision', () => {
+  it("follows etcd's revision through progress notifications when others write outside its prefix", async () => {
+    const s = await EtcdStore.open({ endpoints: single.c!.endpoints, prefix: `/prog${++seq}`, progressIntervalMs: 100 });
+    await withStore(s, async () => {
+      const before = s.currentRevision();
+      await single.c!.etcdctl('put', '/not-k1s/x', 'y');
+      await until('the revision to move', () => s.currentRevision() > before, 5000);
+      // a watch from that revision starts there: only later changes of its prefix arrive
+      const seen: number[] = [];
+      const w = s.watch('/p/', { afterRevision: s.currentRevision() }, (ev) => seen.push(ev.kv.modRevision));
+      const a = mustOk(await s.create('/p/a', '1'));
+      await until('the event', () => seen.length === 1);
+      w.stop();
+      assert.deepEqual(seen, [a.modRevision]);
+    });
+  });
+});
