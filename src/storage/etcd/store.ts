@@ -26,6 +26,8 @@ import { WatchStream, type RawEvent } from './watch-stream.js';
 import { OwnWatch } from './own-watch.js';
 import { findCompacted } from './compacted-revision.js';
 import { toWatchEvents } from './events.js';
+import { scanRoot } from './scan.js';
+import { closedError, compactedError } from './errors.js';
 
 export interface EtcdStoreOptions extends EtcdConnectionOptions {
   /** the root of k1s' keys in etcd (--etcd-prefix, default /registry) */
@@ -44,7 +46,7 @@ export class EtcdStore implements Store {
   private readonly values: EtcdValues;
   private readonly hub = new WatchHub();
   private readonly stream: WatchStream;
-  private readonly recent: RecentEvents;
+  private recent: RecentEvents;
   private readonly log: (line: string) => void;
   /** the newest revision seen anywhere */
   private rev: number;
@@ -71,15 +73,29 @@ export class EtcdStore implements Store {
     this.compacted = compacted;
     this.recent = new RecentEvents(rev, opts.recentEvents ?? 20_000);
     this.stream = new WatchStream(client, { onRevision: (r) => this.seen(r), progressIntervalMs: opts.progressIntervalMs, log: this.log });
-    const root = layout.rootRange();
+    this.watchRoot(rev + 1, opts.recentEvents ?? 20_000);
+  }
+
+  /**
+   * The store's one watch of its whole prefix. etcd ends it only when it cannot resume (the stream was down for
+   * longer than the history etcd kept): then it starts again from the oldest revision left, the changes in between
+   * are lost to the watchers (said on stderr), and the memory of events starts afresh.
+   */
+  private watchRoot(from: number, recentEvents: number): void {
+    const root = this.layout.rootRange();
     this.stream.add({
       key: Buffer.from(root.start),
       rangeEnd: root.end,
-      next: rev + 1,
+      next: from,
       onEvents: (evs) => this.publish(evs),
-      onCanceled: (reason, compactRev) =>
-        // only when the stream was down for longer than the history etcd keeps: watchers have missed changes
-        this.log(`k1s etcd: the store's watch was ended by etcd (${reason || `compacted at ${compactRev}`}); watches may have missed changes`),
+      onCanceled: (reason, compactRev) => {
+        this.log(`k1s etcd: the store's watch was ended by etcd (${reason || `compacted at ${compactRev}`}); watches miss the changes up to ${compactRev}`);
+        if (this.closed) return;
+        const next = Math.max(compactRev, this.published + 1);
+        this.published = next - 1;
+        this.recent = new RecentEvents(next - 1, recentEvents);
+        this.watchRoot(next, recentEvents);
+      },
     });
   }
 
@@ -334,19 +350,10 @@ export class EtcdStore implements Store {
     return Buffer.from(this.layout.toEtcd(key));
   }
 
-  /** Every k1s key under prefix, from one read of the whole root, in k1s' key order. */
   private async scan(prefix: string, revision: number, keysOnly: boolean): Promise<{ kvs: KeyValue[]; revision: number }> {
-    const root = this.layout.rootRange();
-    const r = await this.client.range({ key: Buffer.from(root.start), range_end: root.end, revision, keys_only: keysOnly });
-    this.seen(r.header.revision);
-    const kvs: KeyValue[] = [];
-    for (const kv of r.kvs) {
-      const key = this.layout.fromEtcd(kv.key.toString());
-      if (key === undefined || !key.startsWith(prefix)) continue;
-      kvs.push(keysOnly ? { key, value: '', modRevision: kv.mod_revision, createRevision: kv.create_revision } : this.decoded(key, kv));
-    }
-    kvs.sort((a, b) => compareKeys(a.key, b.key));
-    return { kvs, revision: revision || r.header.revision };
+    const r = await scanRoot(this.client, this.layout, prefix, revision, keysOnly, (key, kv) => this.decoded(key, kv));
+    this.seen(r.header);
+    return r;
   }
 
   private async compactTo(revision: number): Promise<void> {
@@ -389,12 +396,4 @@ export class EtcdStore implements Store {
   private checkOpen(): void {
     if (this.closed) throw closedError();
   }
-}
-
-function compactedError(rev: number, compacted: number): StoreError {
-  return new StoreError('Compacted', `revision ${rev} has been compacted (oldest available: ${compacted})`, compacted);
-}
-
-function closedError(): StoreError {
-  return new StoreError('Closed', 'the store is closed');
 }
