@@ -114,3 +114,30 @@ describe('k1s on etcd', () => {
     await watchSees(server, '1.33', 'configmaps', 'configmap/after-outage-2', () => k.ok(['create', 'configmap', 'after-outage-2']));
   });
 });
+
+describe('k1s on a 3-member etcd cluster', () => {
+  let etcd3: EtcdCluster;
+  let server3: K1sServer;
+  before(async () => {
+    etcd3 = await EtcdCluster.start(3);
+    server3 = await startServer({ extraArgs: ['--datastore-endpoint', etcd3.endpoints.join(','), '--etcd-prefix', '/k1s-three'] });
+  });
+  after(async () => {
+    const code = await server3?.stop();
+    await etcd3?.stop();
+    if (server3) removeDir(server3.dataDir);
+    assert.equal(code, 0, `server exit code, log:\n${server3?.log()}`);
+  });
+
+  it('keeps serving kubectl, watches included, with the member it talked to killed', async () => {
+    const k = kubectl(server3, '1.33');
+    await k.ok(['create', 'configmap', 'before']);
+    assert.match(await etcd3.etcdctl('get', '--keys-only', '--prefix', '/k1s-three/configmaps/default/'), /\/k1s-three\/configmaps\/default\/before/);
+    await etcd3.members[0]!.kill();
+    await watchSees(server3, '1.33', 'configmaps', 'configmap/after', () =>
+      until(async () => (await k.run(['create', 'configmap', 'after'])).code === 0, 'a create with a member down', 20_000),
+    );
+    assert.equal((await k.ok(['get', 'configmap', 'before', '-o', 'name'])).trim(), 'configmap/before');
+    assert.equal((await k.ok(['get', '--raw', '/readyz/etcd'])).trim(), 'ok');
+  });
+});

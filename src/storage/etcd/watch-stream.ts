@@ -47,6 +47,8 @@ export class WatchStream {
   private closed = false;
   private retry: NodeJS.Timeout | undefined;
   private backoffMs = 100;
+  /** since the stream failed and until it works again: said once, not at every retry */
+  private failing = false;
   private readonly progress: NodeJS.Timeout;
 
   constructor(
@@ -99,6 +101,10 @@ export class WatchStream {
     };
     stream.on('data', (r: WatchResponse) => {
       this.backoffMs = 100;
+      if (this.failing) {
+        this.failing = false;
+        this.opts.log?.(`k1s etcd: watch stream open again on ${this.endpoint}`);
+      }
       this.response(r);
     });
     stream.on('error', end);
@@ -131,8 +137,11 @@ export class WatchStream {
     this.stream = undefined;
     if (this.closed) return;
     this.client.failover(this.endpoint);
-    const msg = e instanceof Error ? e.message : String(e);
-    this.opts.log?.(`k1s etcd: watch stream on ${this.endpoint} failed (${msg}); reconnecting`);
+    if (!this.failing) {
+      this.failing = true;
+      const msg = e instanceof Error ? e.message : String(e);
+      this.opts.log?.(`k1s etcd: watch stream on ${this.endpoint} failed (${msg}); reconnecting`);
+    }
     this.retry = setTimeout(() => this.connect(), this.backoffMs);
     this.retry.unref();
     this.backoffMs = Math.min(this.backoffMs * 2, 2000);
