@@ -30,6 +30,7 @@ export const COMMAND_SPECS: Record<string, CommandSpec> = {
       '--disable-scheduler', '--disable-metrics', '--cluster-cidr', '--service-cidr', '--simulated-nodes', '--simulated-node-cpu', '--simulated-node-memory',
       '--simulated-node-pods', '--admission-control-config-file', '--audit-policy-file', '--audit-log-path', '--audit-log-maxsize',
       '--audit-log-maxbackup', '--audit-log-maxage', '--audit-log-compress', '--encryption-provider-config', '--encryption-provider-config-automatic-reload', '--secrets-encryption',
+      '--datastore-endpoint', '--datastore-cafile', '--datastore-certfile', '--datastore-keyfile', '--etcd-prefix',
       ...HELP,
     ],
     valueFlags: [
@@ -37,10 +38,11 @@ export const COMMAND_SPECS: Record<string, CommandSpec> = {
       '--pause-image', '--kubelet-port', '--cni-bridge', '--cni-bin-dir', '--ingress-http-port', '--ingress-https-port', '--registry-port',
       '--cluster-cidr', '--service-cidr', '--authorization-mode', '--simulated-nodes', '--simulated-node-cpu', '--simulated-node-memory', '--simulated-node-pods',
       '--admission-control-config-file', '--audit-policy-file', '--audit-log-path', '--audit-log-maxsize', '--audit-log-maxbackup',
-      '--audit-log-maxage', '--encryption-provider-config',
+      '--audit-log-maxage', '--encryption-provider-config', '--datastore-endpoint', '--datastore-cafile', '--datastore-certfile',
+      '--datastore-keyfile', '--etcd-prefix',
     ],
     fileFlags: ['--data-dir', '--write-kubeconfig', '--cni-bin-dir', '--admission-control-config-file', '--audit-policy-file', '--audit-log-path',
-      '--encryption-provider-config'],
+      '--encryption-provider-config', '--datastore-cafile', '--datastore-certfile', '--datastore-keyfile'],
   },
   node: {
     flags: ['--simulated', '--cpu', '--memory', '--pods', '--zone', '--kubeconfig', '--context', ...HELP],

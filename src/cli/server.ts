@@ -10,6 +10,7 @@ import { loadAdmissionConfiguration, type PodSecurityConfig } from '../apiserver
 import { loadAuditPolicy, validateAuditOptions, type AuditOptions } from '../apiserver/audit/options.js';
 import { loadEncryptionConfig } from '../apiserver/encryption/config.js';
 import { goParseBool } from '../apiserver/handlers/query-params.js';
+import { datastoreFlags } from './datastore-flags.js';
 
 const help = `Usage: k1s server [flags]
 
@@ -75,6 +76,13 @@ Flags:
   --encryption-provider-config-automatic-reload  re-read that file when it changes (SIGHUP: at once)
   --secrets-encryption       encrypt Secrets at rest with a key k1s generates in DIR/cred (aescbc); manage it with
                              "k1s secrets-encrypt status|rotate|reencrypt|prune"
+  --datastore-endpoint URLS  keep the cluster's state in etcd instead of SQLite in DIR/db: http(s)://host:port,
+                             comma-separated for the members of an etcd cluster (calls move to the next one when
+                             one is down; see docs/etcd.md)
+  --datastore-cafile FILE    the CA that signed the etcd members' serving certificates (https endpoints)
+  --datastore-certfile FILE  the client certificate k1s presents to etcd
+  --datastore-keyfile FILE   its key
+  --etcd-prefix PREFIX       the root of k1s' keys in etcd (default /registry, as kube-apiserver)
   --simulated-nodes N        register N simulated nodes k1s-sim-0… (no container runtime needed; default 0)
   --simulated-node-cpu N     CPU capacity of each simulated node (default 32)
   --simulated-node-memory Q  memory capacity of each simulated node (default 256Gi)
@@ -183,6 +191,11 @@ export async function serverCommand(argv: string[]): Promise<number> {
         'encryption-provider-config': { type: 'string' },
         'encryption-provider-config-automatic-reload': { type: 'boolean' },
         'secrets-encryption': { type: 'boolean' },
+        'datastore-endpoint': { type: 'string' },
+        'datastore-cafile': { type: 'string' },
+        'datastore-certfile': { type: 'string' },
+        'datastore-keyfile': { type: 'string' },
+        'etcd-prefix': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -269,6 +282,11 @@ export async function serverCommand(argv: string[]): Promise<number> {
       return 1;
     }
   }
+  const datastore = datastoreFlags(values);
+  if (typeof datastore === 'string') {
+    console.error(`k1s server: ${datastore}`);
+    return 2;
+  }
   // a SIGTERM/SIGINT during start-up (the node agent spawns containerd) is held until start-up ends, so k1s
   // always stops what it started instead of dying with containerd orphaned
   let signalled: string | undefined;
@@ -314,6 +332,7 @@ export async function serverCommand(argv: string[]): Promise<number> {
         automaticReload: values['encryption-provider-config-automatic-reload'] ?? false,
         secretsEncryption: values['secrets-encryption'] ?? false,
       },
+      datastore,
       simulatedNodes: {
         count: simCount,
         cpu: values['simulated-node-cpu'],

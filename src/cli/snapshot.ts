@@ -11,7 +11,7 @@
 // node is gone) and Leases (leader election and node heartbeats of old processes would otherwise block the new
 // controllers until they expire).
 import { createRequire } from 'node:module';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type Database from 'better-sqlite3';
@@ -20,6 +20,7 @@ import { openDatabase, readCurrentRevision } from '../storage/sqlite/schema.js';
 import { SqliteWrites, batchTransaction, type WriteOp } from '../storage/sqlite/writes.js';
 import { clusterInfo, clusterPaths, resolveName, writeState, type ClusterPaths } from './clusters.js';
 import { missingImagesReport, nodeImages, type SnapshotImage } from './snapshot-images.js';
+import { DATASTORE_MARKER } from '../cluster/datastore.js';
 
 const BetterSqlite3 = createRequire(import.meta.url)('better-sqlite3') as typeof Database;
 
@@ -46,6 +47,18 @@ export interface SnapshotManifest {
  * Throws a message saying what to do when the server holds the file exclusively.
  */
 export function openStoreReadonly(dbPath: string): Database.Database {
+  const etcd = join(dirname(dbPath), DATASTORE_MARKER);
+  if (existsSync(etcd)) {
+    let where = '';
+    try {
+      where = ` (${(JSON.parse(readFileSync(etcd, 'utf8')) as { endpoints: string[] }).endpoints.join(',')})`;
+    } catch {
+      // the message without the endpoints
+    }
+    throw new Error(
+      `this cluster keeps its state in etcd${where}, which this command does not read yet (it reads ${dbPath}); to save a snapshot, use "ETCDCTL_API=3 etcdctl --endpoints=… snapshot save FILE" and copy the data directory's tls/ with it`,
+    );
+  }
   if (!existsSync(dbPath)) throw new Error(`${dbPath} does not exist: the cluster has never started`);
   const db = new BetterSqlite3(dbPath, { readonly: true, fileMustExist: true, timeout: 500 });
   try {

@@ -1,6 +1,6 @@
 // One k1s cluster instance: storage, API server and control loops, with everything it owns (no globals, so
 // several clusters can run in one process).
-import { mkdirSync, statSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { HealthChecks } from '../apiserver/health.js';
@@ -14,7 +14,6 @@ import type { NodeAgent } from '../kubelet/node/agent.js';
 import { defaultServingNames, ensurePki, type PkiFiles } from '../pki/pki.js';
 import { kubeconfigYaml, writeKubeconfig } from '../pki/kubeconfig.js';
 import { Compactor } from '../storage/compactor.js';
-import { SqliteStore } from '../storage/sqlite/store.js';
 import { ServiceAccountTokens } from '../pki/service-account-tokens.js';
 import { componentUserAgent, versionInfo } from '../machinery/version.js';
 import { issueKubeletClientCert } from '../apiserver/streams/kubelet-connection.js';
@@ -35,6 +34,8 @@ import type { Server as TlsServer } from 'node:tls';
 import { CertificateReloader } from './cert-reload.js';
 import { createAuditor, type AuditOptions } from '../apiserver/audit/options.js';
 import { Encryption, type EncryptionOptions } from './encryption.js';
+import { openDatastore, type DatastoreOptions } from './datastore.js';
+import type { Store } from '../storage/types.js';
 import { Metrics } from '../metrics/metrics.js';
 import { instrumentStore } from '../storage/instrumented.js';
 
@@ -75,6 +76,8 @@ export interface ClusterOptions {
   audit?: AuditOptions;
   /** encryption at rest (--encryption-provider-config, --secrets-encryption) */
   encryption?: EncryptionOptions;
+  /** keep the state in etcd instead of SQLite in the data directory (--datastore-endpoint) */
+  datastore?: DatastoreOptions;
   /** record nothing and serve no /metrics (--disable-metrics; the bench compares both) */
   disableMetrics?: boolean;
   /** with k1s' own containerd: the registry on 127.0.0.1 over its image store, containerd's mirror of the public
@@ -94,7 +97,7 @@ export class Cluster {
 
   private constructor(
     readonly opts: ClusterOptions,
-    readonly store: SqliteStore,
+    readonly store: Store,
     readonly registry: Registry,
     readonly app: FastifyInstance,
     readonly pki: PkiFiles,
@@ -141,14 +144,15 @@ export class Cluster {
     mkdirSync(join(opts.dataDir, 'db'), { recursive: true, mode: 0o700 });
     // before the store opens: a bad configuration refuses the start, and nothing is written unencrypted
     const encryption = opts.encryption ? Encryption.start(opts.dataDir, opts.encryption, log) : undefined;
-    const store = SqliteStore.open({ path: join(opts.dataDir, 'db', 'state.db'), durability: opts.durability, transformers: encryption?.transformers });
+    const datastore = await openDatastore({ dataDir: opts.dataDir, durability: opts.durability, transformers: encryption?.transformers, datastore: opts.datastore });
+    const store = datastore.store;
     const stoppers: (() => Promise<void> | void)[] = [];
     stoppers.push(() => store.close());
     if (encryption) stoppers.unshift(() => encryption.stop());
     const compactor = new Compactor(store);
     compactor.start();
     stoppers.unshift(() => compactor.stop());
-    phase(`storage opened at revision ${store.currentRevision()}`);
+    phase(`storage (${datastore.kind}) opened at revision ${store.currentRevision()}`);
 
     const tokens = await ServiceAccountTokens.load(pki.serviceAccount.keyPem, pki.serviceAccount.publicKeyPem);
     const runAgent = !!opts.agent && !opts.disableAgent;
@@ -163,9 +167,8 @@ export class Cluster {
     const { registry, client } = api;
     if (metrics) {
       registry.useMetrics(metrics);
-      // the database file and its write-ahead log, as kube reports etcd's file
-      const db = join(opts.dataDir, 'db', 'state.db');
-      metrics.storage.dbSize.collect = () => metrics.storage.dbSize.with('etcd-0').set(fileSize(db) + fileSize(`${db}-wal`));
+      // the database file and its write-ahead log, or etcd's own figure, as kube reports etcd's file
+      metrics.storage.dbSize.collect = async () => metrics.storage.dbSize.with('etcd-0').set(await datastore.dbSize());
     }
     // one object the aggregator's parts read at each request: a reload replaces its fields in place
     const proxyClientCert = { certPem: frontProxy.client.certPem, keyPem: frontProxy.client.keyPem };
@@ -183,9 +186,7 @@ export class Cluster {
     let bootstrapped = false;
     health.addLive('ping', () => {});
     health.addLive('log', () => {});
-    health.addLive('etcd', () => {
-      store.currentRevision();
-    });
+    health.addLive('etcd', () => datastore.check());
     // kube adds this one check when the configuration is reloaded automatically (it probes KMS plugins, which k1s
     // has none of: always ok)
     if (encryption?.automaticReload) health.addLive('kms-providers', () => {});
@@ -365,7 +366,6 @@ export class Cluster {
 
 const DEFAULT_SERVICE_CIDR = '10.43.0.0/16';
 
-const fileSize = (path: string) => statSync(path, { throwIfNoEntry: false })?.size ?? 0;
 
 /** the n-th address of the Service range: 1 is the kubernetes Service, 10 kube-dns (kubeadm's convention) */
 function serviceIPAt(cidr: string, n: number): string {

@@ -1,4 +1,4 @@
-// The revisioned key-value store every backend implements (SQLite now, etcd later).
+// The revisioned key-value store every backend implements (SQLite, etcd).
 // Values are opaque strings (JSON of an object without metadata.resourceVersion); the store's revision is the
 // object's resourceVersion. A revision mismatch is a result, not an exception; only "compacted" and
 // "future revision" throw (as StoreError).
@@ -76,7 +76,8 @@ export function errorMessage(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-export type StoreErrorCode = 'Compacted' | 'FutureRevision' | 'Closed';
+/** Unavailable: the backend could not be reached in time (etcd down); the request fails, the store goes on. */
+export type StoreErrorCode = 'Compacted' | 'FutureRevision' | 'Closed' | 'Unavailable';
 
 export class StoreError extends Error {
   constructor(
