@@ -106,6 +106,15 @@ test('the kubelet serves /metrics/cadvisor and /metrics, authorized on nodes/met
   assert.ok(sampleValue(c, 'container_cpu_usage_seconds_total', { container: 'main', namespace: 'default', pod: 'burner' })! > 0);
   assert.ok(sampleValue(c, 'container_memory_working_set_bytes', { container: 'main', pod: 'burner' })! >= 16 * 1024 * 1024);
   assert.ok(sampleValue(c, 'container_memory_working_set_bytes', { id: '/' })! > 0, 'the node');
+  // the pod's own cgroup, with no container, as cAdvisor labels it; its containers' ids are cgroups under it
+  const uid = JSON.parse(await k.ok(['get', 'pod', 'burner', '-o', 'json'])).metadata.uid;
+  const series = (name: string, container: string) => c.samples.get(name)!.metrics.filter((m) => m.labels?.pod === 'burner' && m.labels?.container === container);
+  const podLevel = series('container_memory_working_set_bytes', '');
+  assert.equal(podLevel.length, 1, JSON.stringify(podLevel));
+  const podId = podLevel[0]!.labels!.id!;
+  assert.match(podId, new RegExp(`^/kubepods(/burstable|/besteffort)?/pod${uid}$`));
+  assert.ok(Number(podLevel[0]!.value) >= 16 * 1024 * 1024);
+  assert.ok(series('container_cpu_usage_seconds_total', 'main')[0]!.labels!.id!.startsWith(`${podId}/`));
   const own = parsePrometheusText((await kubeletGet('/metrics')).body);
   assert.ok(sampleValue(own, 'kubelet_running_pods')! >= 2);
   // a CA-signed user without nodes/metrics gets the kubelet's 403; a ClusterRole granting it lets them in

@@ -28,8 +28,20 @@ export function cadvisorMetricsText({ node, pods }: { node: NodeSample; pods: Po
     if (node.memory.usageBytes !== undefined) add('container_memory_usage_bytes', { labels: root, value: node.memory.usageBytes, timestampMs: node.memory.timeMs });
   }
   for (const p of pods) {
+    if (p.cgroup) {
+      // the pod's own cgroup: cAdvisor's series with no container, which per-pod dashboards sum over
+      const labels = { container: '', id: p.cgroup, image: '', name: '', namespace: p.namespace, pod: p.name };
+      if (p.cpu) add('container_cpu_usage_seconds_total', { labels, value: p.cpu.usageCoreNanoSeconds / 1e9, timestampMs: p.cpu.timeMs });
+      if (p.memory) {
+        add('container_memory_working_set_bytes', { labels, value: p.memory.workingSetBytes, timestampMs: p.memory.timeMs });
+        if (p.memory.usageBytes !== undefined) add('container_memory_usage_bytes', { labels, value: p.memory.usageBytes, timestampMs: p.memory.timeMs });
+        if (p.memory.rssBytes !== undefined) add('container_memory_rss', { labels, value: p.memory.rssBytes, timestampMs: p.memory.timeMs });
+      }
+    }
     for (const c of p.containers) {
-      const labels = { container: c.name, id: c.id, image: c.image ?? '', name: c.id, namespace: p.namespace, pod: p.name };
+      // cAdvisor's id is the container's cgroup: the pod's with the container's id under it
+      const id = p.cgroup ? `${p.cgroup}/${c.id}` : c.id;
+      const labels = { container: c.name, id, image: c.image ?? '', name: c.id, namespace: p.namespace, pod: p.name };
       if (c.startTimeMs > 0) add('container_start_time_seconds', { labels, value: c.startTimeMs / 1000 });
       const seen = c.cpu?.timeMs ?? c.memory?.timeMs;
       if (seen !== undefined) add('container_last_seen', { labels, value: Math.floor(seen / 1000), timestampMs: seen });

@@ -2,7 +2,7 @@
 // ListPodSandboxStats where the runtime implements it; containerd 1.6 may not) for pods and containers, and the
 // root cgroup (v1: cpuacct.usage, memory.usage_in_bytes − total_inactive_file, as cAdvisor reads "/") for the node.
 // The HTTPS server turns the samples into /stats/summary and /metrics/resource.
-import { readFile } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
 import { status as grpcStatus } from '@grpc/grpc-js';
 import { CriError, type CriClient } from '../../runtime/cri-client.js';
 import type * as cri from '../../runtime/cri-types.js';
@@ -141,6 +141,19 @@ export async function readNodeSample(opts: { nodeName: string; cgroupRoot?: stri
   return node;
 }
 
+/**
+ * A pod's cgroup under the cgroupfs driver's layout (src/kubelet/cri/qos-cgroups.ts): its QoS class decides the
+ * parent, found here by looking in the memory hierarchy rather than asking for the pod.
+ */
+async function podCgroup(cgroupRoot: string, uid: string): Promise<string | undefined> {
+  if (!uid) return undefined;
+  for (const parent of ['/kubepods', '/kubepods/burstable', '/kubepods/besteffort']) {
+    const path = `${parent}/pod${uid}`;
+    if (await access(`${cgroupRoot}/memory${path}`).then(() => true, () => false)) return path;
+  }
+  return undefined;
+}
+
 /** The kubelet's stats over CRI (one per node: it holds the usageNanoCores baseline). */
 export class CriStatsProvider implements KubeletStatsSource {
   private readonly cache = new CpuRateCache();
@@ -159,7 +172,12 @@ export class CriStatsProvider implements KubeletStatsSource {
       this.sandboxStats(),
       readNodeSample({ nodeName: this.opts.nodeName, cgroupRoot: this.opts.cgroupRoot, procRoot: this.opts.procRoot, now }),
     ]);
-    return { node, pods: podSamples(sandboxes.items, containers.containers, stats.stats, sandboxStats, now) };
+    const pods = podSamples(sandboxes.items, containers.containers, stats.stats, sandboxStats, now);
+    await Promise.all(pods.map(async (p) => {
+      const cgroup = await podCgroup(this.opts.cgroupRoot ?? '/sys/fs/cgroup', p.uid);
+      if (cgroup) p.cgroup = cgroup;
+    }));
+    return { node, pods };
   }
 
   private async sandboxStats(): Promise<cri.PodSandboxStats[] | undefined> {

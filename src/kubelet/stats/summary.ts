@@ -45,6 +45,8 @@ export interface PodSample {
   /** the sandbox id (pod-level rate cache key) */
   id: string;
   containers: ContainerSample[];
+  /** the pod's cgroup (`/kubepods/burstable/pod<uid>`), when found: cAdvisor's `id` of the pod and its containers */
+  cgroup?: string;
   /** pod cgroup figures; the sum of the containers' when the runtime has none */
   cpu?: CpuSample;
   memory?: MemorySample;
