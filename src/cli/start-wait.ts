@@ -44,7 +44,7 @@ function readFrom(file: string, offset: number): { text: string; offset: number 
 /** Log lines of the server that mark a phase (Cluster.start's and the node agent's phase() lines). */
 const PHASES: [RegExp, string][] = [
   [/certificates (created|loaded)/, 'Certificates'],
-  [/storage opened/, 'Object store'],
+  [/storage (\(\w+\) )?opened/, 'Object store'],
   [/system namespaces ready|API server listening/, 'API server'],
   [/API server ready at/, 'Controllers and scheduler'],
 ];
