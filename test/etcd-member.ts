@@ -130,6 +130,17 @@ export class EtcdMember {
     });
   }
 
+  /** Lets the test process exit while the member runs (then stopNow() from an exit handler ends it). */
+  unref(): void {
+    this.child?.unref();
+    (this.child?.stderr as unknown as { unref?: () => void } | null)?.unref?.();
+  }
+
+  /** SIGKILL without waiting (exit handlers) */
+  stopNow(): void {
+    this.child?.kill('SIGKILL');
+  }
+
   async kill(): Promise<void> {
     this.child?.kill('SIGKILL');
     await this.exited;
@@ -154,7 +165,7 @@ export class EtcdMember {
 export class EtcdCluster {
   private constructor(
     readonly members: EtcdMember[],
-    private readonly dir: string,
+    readonly dir: string,
   ) {}
 
   /** Starts `size` members (1 or 3), with https client URLs and client certificates when tls, and waits for them. */

@@ -31,6 +31,9 @@ export interface OpenedStore {
 /** DIR/db/<this> names the etcd a cluster's state is in, while it runs on etcd */
 export const DATASTORE_MARKER = 'etcd.json';
 
+/** The store did not open: a message for the user, no stack */
+export class DatastoreUnavailable extends Error {}
+
 const fileSize = (path: string) => statSync(path, { throwIfNoEntry: false })?.size ?? 0;
 
 /** kube-apiserver's --etcd-healthcheck-timeout default */
@@ -58,7 +61,11 @@ export async function openDatastore(opts: {
       },
     };
   }
-  const store = await EtcdStore.open({ ...ds, transformers: opts.transformers });
+  const store = await EtcdStore.open({ ...ds, transformers: opts.transformers }).catch((e: Error) => {
+    throw new DatastoreUnavailable(
+      `cannot reach etcd at ${ds.endpoints.join(',')} (${e.message.replace(/\.?\s*Resolution note:\s*$/, '')}): start etcd, or check --datastore-endpoint and the --datastore-cafile/-certfile/-keyfile files`,
+    );
+  });
   writeFileSync(marker, `${JSON.stringify({ endpoints: ds.endpoints, prefix: ds.prefix ?? '/registry' })}\n`, { mode: 0o600 });
   let size = 0;
   return {

@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { testDatastoreArgs } from './datastore.js';
 
 export const repoRoot = resolve(fileURLToPath(import.meta.url), '../../../..');
 export const k1sBin = join(repoRoot, 'bin', 'k1s');
@@ -36,9 +37,10 @@ export interface K1sServer {
 export async function startServer(opts: { dataDir?: string; port?: number; extraArgs?: string[]; env?: NodeJS.ProcessEnv; agent?: boolean } = {}): Promise<K1sServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'k1s-e2e-'));
   const kubeconfig = join(dataDir, 'kubeconfig');
+  const storeArgs = await testDatastoreArgs(dataDir, opts.extraArgs);
   const proc = spawn(
     process.execPath,
-    [k1sBin, 'server', '--data-dir', dataDir, '--https-listen-port', String(opts.port ?? 0), '--write-kubeconfig', kubeconfig, ...(opts.agent ? ['--ingress-http-port', '0', '--ingress-https-port', '0', '--registry-port', '0'] : ['--disable-agent']), ...(opts.extraArgs ?? [])],
+    [k1sBin, 'server', '--data-dir', dataDir, '--https-listen-port', String(opts.port ?? 0), '--write-kubeconfig', kubeconfig, ...(opts.agent ? ['--ingress-http-port', '0', '--ingress-https-port', '0', '--registry-port', '0'] : ['--disable-agent']), ...storeArgs, ...(opts.extraArgs ?? [])],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } },
   );
   let output = '';
