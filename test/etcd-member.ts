@@ -72,6 +72,11 @@ export class EtcdMember {
     return `http://127.0.0.1:${this.peerPort}`;
   }
 
+  /** the running member's process id */
+  get pid(): number | undefined {
+    return this.alive ? this.child!.pid : undefined;
+  }
+
   get alive(): boolean {
     return !!this.child && this.child.exitCode === null && this.child.signalCode === null;
   }

@@ -1,8 +1,8 @@
 // The e2e tests' store matrix: with K1S_TEST_DATASTORE=etcd every server an e2e test starts keeps its state in a
 // real etcd member (one per test process, started on first use) instead of SQLite, under a key prefix of its own
 // derived from its data directory, so a server restarted on the same directory finds its objects again.
-import { rmSync } from 'node:fs';
-import { basename } from 'node:path';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import type { DatastoreOptions } from '../../src/cluster/datastore.js';
 import { EtcdCluster } from '../etcd-member.js';
 
@@ -35,4 +35,16 @@ export async function testDatastoreArgs(dataDir: string, extraArgs: string[] = [
   if (extraArgs.includes('--datastore-endpoint')) return [];
   const ds = await testDatastore(dataDir);
   return ds ? ['--datastore-endpoint', ds.endpoints.join(','), '--etcd-prefix', ds.prefix!] : [];
+}
+
+/** What the server on `dataDir` has stored, as someone with the disk (SQLite: the file and its WAL) or with etcd
+ *  access (the latest values under its prefix) would read it. */
+export async function storedBytes(dataDir: string): Promise<Buffer> {
+  const ds = await testDatastore(dataDir);
+  if (!ds) {
+    const db = join(dataDir, 'db', 'state.db');
+    return Buffer.concat([db, `${db}-wal`].filter((f) => existsSync(f)).map((f) => readFileSync(f)));
+  }
+  const etcd = await sharedMember();
+  return Buffer.from(await etcd.etcdctl('get', '--prefix', `${ds.prefix}/`), 'latin1');
 }
