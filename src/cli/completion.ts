@@ -44,6 +44,12 @@ export const COMMAND_SPECS: Record<string, CommandSpec> = {
     fileFlags: ['--data-dir', '--write-kubeconfig', '--cni-bin-dir', '--admission-control-config-file', '--audit-policy-file', '--audit-log-path',
       '--encryption-provider-config', '--datastore-cafile', '--datastore-certfile', '--datastore-keyfile'],
   },
+  token: {
+    flags: ['--ttl', '--description', '--groups', '--usages', '--kubeconfig', '--context', ...HELP],
+    valueFlags: ['--ttl', '--description', '--groups', '--usages', '--kubeconfig', '--context'],
+    fileFlags: ['--kubeconfig'],
+    subcommands: ['create', 'list', 'delete'],
+  },
   node: {
     flags: ['--simulated', '--cpu', '--memory', '--pods', '--zone', '--kubeconfig', '--context', ...HELP],
     valueFlags: ['--cpu', '--memory', '--pods', '--zone', '--kubeconfig', '--context'],

@@ -18,6 +18,7 @@ const commands: Record<string, { summary: string; run: (args: string[]) => Promi
   snapshot: { summary: "save a cluster's state to a file, or restore one as a new cluster", run: async (a) => (await import('./snapshot.js')).snapshotCommand(a) },
   certs: { summary: "check a cluster's certificates' expiry, or rotate them (same CA)", run: async (a) => (await import('./certs.js')).certsCommand(a) },
   'secrets-encrypt': { summary: "a cluster's Secrets encryption at rest: status, rotate the key, re-encrypt, prune old keys", run: async (a) => (await import('./secrets-encrypt.js')).secretsEncryptCommand(a) },
+  token: { summary: 'create, list or delete the bootstrap tokens nodes join with', run: async (a) => (await import('./token.js')).tokenCommand(a) },
   history: { summary: 'every stored revision of an object, with diffs', run: async (a) => (await import('./history.js')).historyCommand(a) },
   completion: { summary: 'print a shell completion script (bash, zsh, fish)', run: async (a) => (await import('./completion.js')).completionCommand(a, summaries()) },
   version: { summary: "print k1s' version (the Kubernetes version it serves)", run: versionCommand },

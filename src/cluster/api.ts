@@ -17,6 +17,7 @@ import type { ServiceAccountTokens } from '../pki/service-account-tokens.js';
 import { serviceAccountAuthenticator, tokenRequestHandler } from '../apiserver/auth/serviceaccount-token.js';
 import { registerPodActions } from '../apiserver/pods/actions.js';
 import { cachedTokenAuthenticator } from '../apiserver/auth/token-cache.js';
+import { BOOTSTRAP_TOKEN_PATTERN, bootstrapTokenAuthenticator } from '../apiserver/auth/bootstrap-token.js';
 import { serviceAccountAdmission } from '../apiserver/admission/serviceaccount.js';
 import { nodeRestriction } from '../apiserver/admission/node-restriction.js';
 import { defaultTolerationSeconds } from '../apiserver/admission/default-tolerations.js';
@@ -34,6 +35,7 @@ import type { RealUsageSource } from '../api/metrics/real-usage.js';
 import type { Store } from '../storage/types.js';
 import type { UserInfo } from '../apiserver/context.js';
 import { bootstrapNamespaces, ensureObjects, ensureReadOnly } from './bootstrap.js';
+import { nodeJoinBindings } from './bootstrap-tokens.js';
 import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from '../api/rbac/bootstrap.js';
 import { Aggregator } from '../apiserver/aggregator/aggregator.js';
 
@@ -102,7 +104,13 @@ export function buildClusterApi(store: Store, opts: ClusterApiOptions = {}): Clu
   registry.admission.add(serviceAllocation({ serviceCIDR, nodePortRange: [30000, 32767] }, () => registry.mustLookup('', 'v1', 'services')));
   const enableServiceAccountTokens = (tokens: ServiceAccountTokens) => {
     registry.handleAction('', 'serviceaccounts', 'token', tokenRequestHandler(tokens));
-    authenticateToken = cachedTokenAuthenticator(serviceAccountAuthenticator(tokens, registry));
+    const serviceAccounts = serviceAccountAuthenticator(tokens, registry);
+    const bootstrapTokens = bootstrapTokenAuthenticator(registry);
+    // a bootstrap token is not audience-aware: it is for the API server's own audience only (as kube wraps such
+    // authenticators)
+    authenticateToken = cachedTokenAuthenticator(async (t, audiences) =>
+      BOOTSTRAP_TOKEN_PATTERN.test(t) ? (!audiences || audiences.includes(tokens.issuer) ? bootstrapTokens(t) : undefined) : serviceAccounts(t, audiences),
+    );
     issuer = tokens.issuer;
   };
   if (opts.tokens) enableServiceAccountTokens(opts.tokens);
@@ -163,7 +171,7 @@ export async function bootstrapClusterObjects(api: ClusterApi, serviceCIDR = '10
     ensureReadOnly(api.registry.mustLookup('', 'v1', 'componentstatuses'), componentStatuses()),
     ensureObjects(api.client, [defaultLocalPathStorageClass()], () => 'storageclasses'),
     ensureObjects(api.client, bootstrapClusterRoles(), () => 'clusterroles'),
-    ensureObjects(api.client, bootstrapClusterRoleBindings(), () => 'clusterrolebindings'),
+    ensureObjects(api.client, [...bootstrapClusterRoleBindings(), ...nodeJoinBindings()], () => 'clusterrolebindings'),
   ]);
   await ensureObjects(api.client, [kubernetesService(serviceCIDR)], () => 'services');
 }

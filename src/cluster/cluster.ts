@@ -18,6 +18,7 @@ import { ServiceAccountTokens } from '../pki/service-account-tokens.js';
 import { componentUserAgent, versionInfo } from '../machinery/version.js';
 import { issueKubeletClientCert } from '../apiserver/streams/kubelet-connection.js';
 import { buildClusterApi, bootstrapClusterObjects } from './api.js';
+import { ensureJoinToken } from './join-token.js';
 import { RealUsageStore } from '../api/metrics/real-usage.js';
 import { KubeletMetricsScraper } from '../controllers/metrics-server/scraper.js';
 import type { Registry } from '../apiserver/registry/registry.js';
@@ -209,6 +210,7 @@ export class Cluster {
     });
     if (audit) stoppers.unshift(() => audit.writer.close());
     await bootstrapClusterObjects(api, opts.serviceCIDR);
+    await ensureJoinToken(opts.dataDir, api.client);
     const authConfig = extensionAuthenticationConfigMap({ clientCaPem: pki.ca.certPem, requestHeaderCaPem: frontProxy.ca.certPem });
     await api.client.resource('v1', 'configmaps').patch('kube-system', authConfig.metadata.name!, 'apply', authConfig, { fieldManager: 'kube-apiserver', force: true });
     await Promise.all([api.customResources.start(), api.webhooks.start(), api.policies.start()]);

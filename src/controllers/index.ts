@@ -28,6 +28,7 @@ import { clusterRoleAggregationController } from './clusterrole-aggregation.js';
 import { serviceAccountController } from './serviceaccount.js';
 import { statefulSetController } from './statefulset/controller.js';
 import { ttlAfterFinishedController } from './ttl-after-finished.js';
+import { bootstrapTokenCleaner } from './bootstrap-token-cleaner.js';
 import { csrApprovingController } from './certificates/approver.js';
 import { csrSigningController } from './certificates/signer.js';
 import type { CertKeyPem } from '../pki/certs.js';
@@ -65,6 +66,7 @@ export function defaultControllers(opts: DefaultControllersOptions): ControllerF
     jobController(),
     cronJobController(),
     ttlAfterFinishedController(),
+    bootstrapTokenCleaner(),
     endpointsController(),
     endpointSliceController(),
     endpointSliceMirroringController(),
