@@ -44,5 +44,8 @@ export function controlPlaneFlags(args: string[], env: NodeJS.ProcessEnv = proce
   if (token === undefined && onEtcd && env.K1S_TOKEN) token = env.K1S_TOKEN.trim() || undefined;
   const advertiseAddress = values['advertise-address'];
   if (advertiseAddress !== undefined && isIP(advertiseAddress) === 0) return `--advertise-address must be an IP address such as 192.168.1.10, got "${advertiseAddress}"`;
+  if (advertiseAddress !== undefined && /^(127\.|::1$|0\.0\.0\.0$|::$)/.test(advertiseAddress)) {
+    return `--advertise-address ${advertiseAddress} cannot be in the kubernetes Endpoints: give an address the other servers reach (on one machine its own, e.g. that of eth0)`;
+  }
   return { rest, token, advertiseAddress };
 }

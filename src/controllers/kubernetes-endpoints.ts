@@ -11,6 +11,7 @@ import type { KObject } from '../api/types.js';
 import type { Client } from '../client/types.js';
 import { isStatusError } from '../machinery/errors.js';
 import { listenAlso } from '../apiserver/extra-listener.js';
+import { repackSubsets } from '../api/core/endpoints.js';
 import type { ApiServerAddress, LiveApiServer } from './apiserver-identity.js';
 
 export type { ApiServerAddress } from './apiserver-identity.js';
@@ -29,6 +30,7 @@ interface SliceShape extends KObject {
   ports?: unknown[];
 }
 
+const isLoopback = (ip: string) => ip.startsWith('127.') || ip === '::1';
 const family = (ip: string) => (ip.includes(':') ? 'IPv6' : 'IPv4');
 
 /** IPv4 before IPv6, each in numeric order (kube sorts the addresses it writes) */
@@ -55,16 +57,21 @@ function groups(addrs: ApiServerAddress | ApiServerAddress[]): { family: string;
   return out.sort((x, y) => (x.family !== y.family ? (x.family === 'IPv4' ? -1 : 1) : x.port - y.port));
 }
 
-/** The Endpoints object the reconciler wants (its own fields only; metadata of an existing one is kept): one subset
- *  per port, as the Endpoints API repacks addresses sharing their ports. */
+/** The Endpoints object the reconciler wants (its own fields only; metadata of an existing one is kept), packed as
+ *  the Endpoints API stores it. Servers on several ports (one machine) share a subset when they share an address,
+ *  where port names must differ: the lowest port is `https` (the Service's), the others `https-<port>`. */
 export function desiredEndpoints(addrs: ApiServerAddress | ApiServerAddress[]): EndpointsShape {
+  const gs = groups(addrs);
+  const lowest = Math.min(...gs.map((g) => g.port));
+  const subsets = gs.map((g) => ({
+    addresses: g.ips.map((ip) => ({ ip })),
+    ports: [{ name: g.port === lowest ? 'https' : `https-${g.port}`, port: g.port, protocol: 'TCP' }],
+  }));
   return {
     apiVersion: 'v1',
     kind: 'Endpoints',
     metadata: { name: KUBERNETES_SERVICE.name, namespace: KUBERNETES_SERVICE.namespace, labels: { [SKIP_MIRROR_LABEL]: 'true' } },
-    subsets: groups(addrs)
-      .sort((x, y) => x.port - y.port)
-      .map((g) => ({ addresses: g.ips.map((ip) => ({ ip })), ports: [{ name: 'https', port: g.port, protocol: 'TCP' }] })),
+    subsets: repackSubsets(subsets),
   };
 }
 
@@ -175,8 +182,11 @@ export class KubernetesEndpoints {
     await this.write([this.opts.address, ...(await this.livePeers())]);
   }
 
-  private async write(addrs: ApiServerAddress[]): Promise<void> {
+  private async write(all: ApiServerAddress[]): Promise<void> {
     const { namespace } = KUBERNETES_SERVICE;
+    // Endpoints may not hold loopback addresses (kube's validation): a server advertising one is left out
+    const addrs = all.filter((a) => !isLoopback(a.ip));
+    if (!addrs.length) return;
     const eps = this.opts.client.resource('v1', 'endpoints');
     const want = desiredEndpoints(addrs);
     await upsert(eps, want, (cur) => covers(cur.metadata.labels, want.metadata.labels) && Object.keys(cur.metadata.labels ?? {}).length === 1 && covers((cur as EndpointsShape).subsets, want.subsets), (cur) => ({
