@@ -125,11 +125,16 @@ export class ApiServerIdentity {
     this.timer.unref();
   }
 
-  /** Stops renewing and deletes the Lease, so the others drop this server at once. */
-  async stop(): Promise<void> {
+  /** Stops renewing: the Lease runs out as a killed server's does. */
+  async stopRenewing(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
     await this.running;
+  }
+
+  /** Stops renewing and deletes the Lease, so the others drop this server at once. */
+  async stop(): Promise<void> {
+    await this.stopRenewing();
     const rc = this.opts.client.resource('coordination.k8s.io/v1', 'leases');
     const cur = (await rc.get(NAMESPACE, this.name).catch(() => undefined)) as LeaseShape | undefined;
     if (cur?.spec?.holderIdentity === this.holderIdentity) await rc.delete(NAMESPACE, this.name).catch(() => undefined);

@@ -33,13 +33,9 @@ interface SliceShape extends KObject {
 const isLoopback = (ip: string) => ip.startsWith('127.') || ip === '::1';
 const family = (ip: string) => (ip.includes(':') ? 'IPv6' : 'IPv4');
 
-/** IPv4 before IPv6, each in numeric order (kube sorts the addresses it writes) */
+/** IPv4 before IPv6, each as strings (the order the Endpoints API keeps addresses in) */
 function compareIPs(a: string, b: string): number {
   if (family(a) !== family(b)) return family(a) === 'IPv4' ? -1 : 1;
-  if (family(a) === 'IPv4') {
-    const n = (ip: string) => ip.split('.').reduce((acc, o) => acc * 256 + Number(o), 0);
-    return n(a) - n(b);
-  }
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
@@ -132,6 +128,8 @@ export class KubernetesEndpoints {
   private stopped = false;
   /** when the first of the peers' Leases runs out: a pass then drops it */
   private nextExpiry = Infinity;
+  /** when the pending pass runs */
+  private due = Infinity;
 
   constructor(private readonly opts: KubernetesEndpointsOptions) {}
 
@@ -146,6 +144,7 @@ export class KubernetesEndpoints {
     const now = (this.opts.now ?? Date.now)();
     const interval = this.opts.intervalMs ?? DEFAULT_ENDPOINT_INTERVAL_MS;
     const delay = Math.max(100, Math.min(interval, this.nextExpiry - now + 200));
+    this.due = now + delay;
     this.timer = setTimeout(() => {
       this.running = this.reconcile()
         .catch((e) => this.opts.log?.(`k1s: kubernetes endpoints: ${(e as Error).message}`))
@@ -174,6 +173,11 @@ export class KubernetesEndpoints {
     if (!this.opts.peers) return [];
     const live = await this.opts.peers();
     this.nextExpiry = Math.min(Infinity, ...live.map((l) => l.expiresAt));
+    // a pass outside the timer's saw a Lease running out before the pending pass: that pass moves up
+    if (this.timer && !this.running && !this.stopped && this.nextExpiry + 200 < this.due) {
+      clearTimeout(this.timer);
+      this.schedule();
+    }
     return live.map((l) => l.address);
   }
 
