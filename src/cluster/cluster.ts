@@ -282,8 +282,11 @@ export class Cluster {
       try {
         // pods reach the API server (the `kubernetes` Service) on their network's gateway
         const onPodNetwork = async ({ gateway }: { gateway: string }) => {
-          const explicit = opts.advertiseAddress ? { ip: opts.advertiseAddress, port } : undefined;
-          const podApi = await servePodFacingApi({ server: app.server, client, gateway, bindAddress: opts.bindAddress, port, log, advertise: explicit, publish });
+          // the advertised address when pods reach it: given, or on etcd with a bind address other than loopback
+          // (several machines); else the one chosen for pods (the gateway's extra listener with a loopback bind)
+          const loopbackBind = ['127.0.0.1', '::1', 'localhost'].includes(opts.bindAddress);
+          const advertised = opts.advertiseAddress || (advertise && !loopbackBind) ? { ip: advertise!, port } : undefined;
+          const podApi = await servePodFacingApi({ server: app.server, client, gateway, bindAddress: opts.bindAddress, port, log, advertise: advertised, publish });
           stoppers.unshift(() => podApi.stop());
         };
         const clusterDNSServiceIP = opts.serviceCIDR ? serviceIPAt(opts.serviceCIDR, 10) : undefined;
