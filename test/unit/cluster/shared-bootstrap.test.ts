@@ -78,6 +78,13 @@ describe('servers sharing one etcd', () => {
     assert.ok(logD.some((l) => /pass the same --token to join them/.test(l)), logD.join('\n'));
   });
 
+  it('servers started at the same moment end up with one CA: the first write wins, the others take it', async () => {
+    const started = await Promise.all([dir(), dir(), dir()].map((d) => clusterPki({ dataDir: d, bindAddress: '127.0.0.1', serviceIP: '10.43.0.1', datastore: { endpoints: etcd.endpoints, prefix: '/bs3' }, token: 'same', log: () => {} })));
+    assert.equal(new Set(started.map((p) => p.pki.ca.certPem)).size, 1);
+    assert.equal(new Set(started.map((p) => p.pki.serviceAccount.publicKeyPem)).size, 1);
+    for (const p of started) assert.ok(isSignedBy(p.pki.server.certPem, started[0]!.pki.ca.certPem));
+  });
+
   it('a server that had its own CA takes the cluster\'s when it joins', async () => {
     const [e, f] = [dir(), dir()];
     const prefix = { endpoints: etcd.endpoints, prefix: '/bs2' };
