@@ -268,12 +268,14 @@ export class Cluster {
       const published = await publish({ ip: advertise!, port });
       stoppers.unshift(() => published.stop());
     }
-    stoppers.unshift(...(await startControlPlane({
+    const controlPlane = await startControlPlane({
       client, registry, ca: pki.ca, dataDir: opts.dataDir, log, metrics, clusterCIDR: opts.clusterCIDR, sharedStore: !!opts.datastore,
       disableControllerManager: opts.disableControllerManager, disableScheduler: opts.disableScheduler, simulatedNodes: opts.simulatedNodes,
-    })));
+    });
+    stoppers.unshift(...controlPlane.stoppers);
     const sim = opts.simulatedNodes;
-    if (sim?.count) phase(`${sim.count} simulated node${sim.count > 1 ? 's' : ''} registered`);
+    if (sim?.count && controlPlane.simulatedHere) phase(`${sim.count} simulated node${sim.count > 1 ? 's' : ''} registered`);
+    else if (sim?.count) log('k1s: simulated nodes run on the server holding kube-system/k1s-simulated-nodes; this one takes them over if it goes');
     const kubeletApi = client.withUserAgent(componentUserAgent('kubelet'));
     let agent: NodeAgent | undefined;
     let registryPort: number | undefined;

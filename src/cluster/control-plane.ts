@@ -28,8 +28,8 @@ export interface ControlPlaneOptions {
   sharedStore: boolean;
 }
 
-/** Starts them; returns their stoppers, the last started first. */
-export async function startControlPlane(opts: ControlPlaneOptions): Promise<(() => Promise<void>)[]> {
+/** Starts them; returns their stoppers (the last started first) and whether the simulated nodes run here. */
+export async function startControlPlane(opts: ControlPlaneOptions): Promise<{ stoppers: (() => Promise<void>)[]; simulatedHere: boolean }> {
   const stoppers: (() => Promise<void>)[] = [];
   const { client, log } = opts;
   if (!opts.disableControllerManager) {
@@ -70,5 +70,5 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<(() 
   });
   await simulated.start();
   stoppers.unshift(() => simulated.stop());
-  return stoppers;
+  return { stoppers, simulatedHere: simulated.running };
 }

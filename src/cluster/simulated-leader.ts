@@ -23,6 +23,11 @@ export class SimulatedNodesRunner {
 
   constructor(private readonly opts: SimulatedNodesRunnerOptions) {}
 
+  /** whether this server runs them now */
+  get running(): boolean {
+    return !!this.current;
+  }
+
   async start(): Promise<void> {
     if (!this.opts.leaderElection) return this.begin();
     this.elector = new LeaderElector(this.opts.client, {
