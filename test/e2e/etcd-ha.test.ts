@@ -1,5 +1,5 @@
-// Several k1s servers on one etcd (docs/ha.md): two `k1s server` processes with the same --token share the CA and
-// keys through the datastore, both serve the API, the `kubernetes` Endpoints list both, one runs the controllers,
+// Several k1s servers on one etcd (docs/ha.md): two `k1s server` processes with the same --token share the CA, the
+// keys and the Secrets encryption key through the datastore, both serve the API, the `kubernetes` Endpoints list both, one runs the controllers,
 // and when it is killed (SIGKILL) the other takes over within the Lease duration and the dead one drops out.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -19,7 +19,7 @@ const dataDirs: string[] = [];
 // the servers listen on the machine's own address (the Endpoints may not hold loopback ones), which they advertise
 const hostIP = Object.values(networkInterfaces()).flat().find((a) => a?.family === 'IPv4' && !a.internal)?.address;
 const haArgs = (token?: string) => [
-  '--datastore-endpoint', etcd.endpoints.join(','), ...(token ? ['--token', token] : []), '--bind-address', hostIP!, '--simulated-nodes', '1',
+  '--datastore-endpoint', etcd.endpoints.join(','), ...(token ? ['--token', token] : []), '--bind-address', hostIP!, '--simulated-nodes', '1', '--secrets-encryption',
 ];
 const at = (which: 'a' | 'b') => `${hostIP}:${ports[which]}`;
 
@@ -108,6 +108,15 @@ describe('two k1s servers on one etcd', { skip: hostIP ? false : 'no non-loopbac
     await until(async () => JSON.stringify(await endpointsOf(b)) === JSON.stringify(want), 'both servers in the Endpoints', 15_000);
     const slices = (await k(a).ok(['get', 'endpointslices', '-l', 'kubernetes.io/service-name=kubernetes', '-o', 'jsonpath={range .items[*]}{.ports[0].port}{"\\n"}{end}'])).trim().split('\n').map(Number).sort();
     assert.deepEqual(slices, [ports.a, ports.b].sort((x, y) => x - y));
+  });
+
+  it('a Secret encrypted at rest through one server is read through the other (the encryption key is shared)', async () => {
+    const [a, b] = [servers.a!, servers.b!];
+    await k(a).ok(['create', 'secret', 'generic', 'shared', '--from-literal=pw=hunter2']);
+    const stored = await etcd.etcdctl('get', '--print-value-only', '/registry/secrets/default/shared');
+    assert.match(stored, /^k8s:enc:aescbc:v1:aescbckey:/);
+    assert.doesNotMatch(stored, /hunter2|aHVudGVyMg/);
+    assert.equal(Buffer.from((await k(b).ok(['get', 'secret', 'shared', '-o', 'jsonpath={.data.pw}'])).trim(), 'base64').toString(), 'hunter2');
   });
 
   it('a watch on one server sees a ConfigMap created through the other', async () => {
