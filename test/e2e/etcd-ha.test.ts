@@ -1,6 +1,7 @@
-// Several k1s servers on one etcd (docs/ha.md): two `k1s server` processes with the same --token share the CA, the
-// keys and the Secrets encryption key through the datastore, both serve the API, the `kubernetes` Endpoints list both, one runs the controllers,
-// and when it is killed (SIGKILL) the other takes over within the Lease duration and the dead one drops out.
+// Several k1s servers on one etcd (docs/ha.md): two `k1s server` processes with the same --token share the CA,
+// the keys and the Secrets encryption key through the datastore, both serve the API, the `kubernetes` Endpoints
+// list both, one runs the controllers, and when it is killed (SIGKILL) the other takes over within the Lease
+// duration and the dead one drops out.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
