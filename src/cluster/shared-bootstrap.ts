@@ -137,7 +137,11 @@ export async function shareBootstrap(opts: SharedBootstrapOptions): Promise<'cre
   const key = Buffer.from(new KeyLayout(opts.datastore.prefix).toEtcd(BOOTSTRAP_KEY));
   const client = new EtcdClient(opts.datastore);
   try {
-    const existing = (await client.range({ key })).kvs[0]?.value.toString('utf8');
+    const existing = (
+      await client.range({ key }).catch((e: Error) => {
+        throw new StartRefused(`cannot reach etcd: ${e.message.replace(/[\s.]*Resolution note:\s*$/, '')}: start it, or check --datastore-endpoint`);
+      })
+    ).kvs[0]?.value.toString('utf8');
     if (!opts.token) {
       if (existing) opts.log('k1s: the datastore holds the bootstrap data of servers started with --token; this server keeps its own CA and keys: pass the same --token to join them');
       return 'standalone';
