@@ -146,10 +146,11 @@ export async function shareBootstrap(opts: SharedBootstrapOptions): Promise<'cre
       if (existing) opts.log('k1s: the datastore holds the bootstrap data of servers started with --token; this server keeps its own CA and keys: pass the same --token to join them');
       return 'standalone';
     }
-    if (existing) return await join_(existing, opts);
+    if (existing) return await joinWith(existing, opts);
     await opts.createLocal();
     const files = await readShared(opts.dataDir);
-    checkEncryption(files, !!opts.secretsEncryption);
+    // a configuration left from an earlier run with --secrets-encryption is not the cluster's
+    if (!opts.secretsEncryption) delete files[ENCRYPTION_FILE];
     const value = Buffer.from(await sealBootstrap(files, opts.token));
     const r = await client.txn({
       compare: [{ key, target: 'CREATE', result: 'EQUAL', create_revision: 0 }],
@@ -163,13 +164,13 @@ export async function shareBootstrap(opts: SharedBootstrapOptions): Promise<'cre
     // another server started at the same moment and wrote first: its files win
     const theirs = (r.responses[0]?.response_range?.kvs as RawKeyValue[] | undefined)?.[0]?.value.toString('utf8');
     if (!theirs) throw new Error('the bootstrap data was written and removed while this server started: start it again');
-    return await join_(theirs, opts);
+    return await joinWith(theirs, opts);
   } finally {
     client.close();
   }
 }
 
-async function join_(sealed: string, opts: SharedBootstrapOptions): Promise<'joined'> {
+async function joinWith(sealed: string, opts: SharedBootstrapOptions): Promise<'joined'> {
   const files = await openBootstrap(sealed, opts.token!);
   checkEncryption(files, !!opts.secretsEncryption);
   await writeShared(opts.dataDir, files, opts.log);
