@@ -161,6 +161,13 @@ describe('two k1s servers on one etcd', { skip: hostIP ? false : 'no non-loopbac
     const other = leader === 'a' ? 'b' : 'a';
     const survivor = servers[other]!;
     const killedDir = servers[leader]!.dataDir;
+    const identity = async (s: K1sServer) => {
+      const l = await json<{ items: { metadata: { name: string; annotations: Record<string, string> }; spec: { holderIdentity: string } }[] }>(s, [
+        '-n', 'kube-system', 'get', 'lease', '-l', 'apiserver.kubernetes.io/identity=kube-apiserver',
+      ]);
+      return l.items.find((i) => i.metadata.annotations['k1s.dev/advertise-address'] === at(leader))!;
+    };
+    const before = await identity(survivor);
     const t0 = Date.now();
     await servers[leader]!.stop('SIGKILL');
     servers[leader] = undefined;
@@ -180,6 +187,9 @@ describe('two k1s servers on one etcd', { skip: hostIP ? false : 'no non-loopbac
     // a restart picks up where it was: same data dir and port, the token it saved
     const back = await start(leader, { dataDir: killedDir });
     assert.match(back.log(), /joined the cluster in the datastore/);
+    const after = await identity(back);
+    assert.equal(after.metadata.name, before.metadata.name, 'it takes its identity Lease over');
+    assert.notEqual(after.spec.holderIdentity, before.spec.holderIdentity, 'with a new holder identity');
     const both = [at('a'), at('b')].sort();
     await until(async () => JSON.stringify(await endpointsOf(back)) === JSON.stringify(both), 'both servers in the Endpoints again', 15_000);
     assert.equal((await k(back).ok(['get', 'configmap', 'via-a', '-o', 'jsonpath={.data.x}'])).trim(), '1');
