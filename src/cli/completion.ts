@@ -31,7 +31,7 @@ export const COMMAND_SPECS: Record<string, CommandSpec> = {
       '--simulated-node-pods', '--admission-control-config-file', '--audit-policy-file', '--audit-log-path', '--audit-log-maxsize',
       '--audit-log-maxbackup', '--audit-log-maxage', '--audit-log-compress', '--encryption-provider-config', '--encryption-provider-config-automatic-reload', '--secrets-encryption',
       '--datastore-endpoint', '--datastore-cafile', '--datastore-certfile', '--datastore-keyfile', '--etcd-prefix',
-      ...HELP,
+      '--token', '--token-file', '--advertise-address', ...HELP,
     ],
     valueFlags: [
       '--data-dir', '--https-listen-port', '--bind-address', '--write-kubeconfig', '--node-name', '--container-runtime-endpoint',
@@ -39,10 +39,10 @@ export const COMMAND_SPECS: Record<string, CommandSpec> = {
       '--cluster-cidr', '--service-cidr', '--authorization-mode', '--simulated-nodes', '--simulated-node-cpu', '--simulated-node-memory', '--simulated-node-pods',
       '--admission-control-config-file', '--audit-policy-file', '--audit-log-path', '--audit-log-maxsize', '--audit-log-maxbackup',
       '--audit-log-maxage', '--encryption-provider-config', '--datastore-endpoint', '--datastore-cafile', '--datastore-certfile',
-      '--datastore-keyfile', '--etcd-prefix',
+      '--datastore-keyfile', '--etcd-prefix', '--token', '--token-file', '--advertise-address',
     ],
     fileFlags: ['--data-dir', '--write-kubeconfig', '--cni-bin-dir', '--admission-control-config-file', '--audit-policy-file', '--audit-log-path',
-      '--encryption-provider-config', '--datastore-cafile', '--datastore-certfile', '--datastore-keyfile'],
+      '--encryption-provider-config', '--datastore-cafile', '--datastore-certfile', '--datastore-keyfile', '--token-file'],
   },
   token: {
     flags: ['--ttl', '--description', '--groups', '--usages', '--kubeconfig', '--context', ...HELP],

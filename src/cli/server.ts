@@ -12,6 +12,8 @@ import { loadEncryptionConfig } from '../apiserver/encryption/config.js';
 import { goParseBool } from '../apiserver/handlers/query-params.js';
 import { DatastoreUnavailable } from '../cluster/datastore.js';
 import { datastoreFlags } from './datastore-flags.js';
+import { controlPlaneFlags } from './control-plane-flags.js';
+import { StartRefused } from '../cluster/shared-bootstrap.js';
 
 const help = `Usage: k1s server [flags]
 
@@ -84,6 +86,12 @@ Flags:
   --datastore-certfile FILE  the client certificate k1s presents to etcd
   --datastore-keyfile FILE   its key
   --etcd-prefix PREFIX       the root of k1s' keys in etcd (default /registry, as kube-apiserver)
+  --token SECRET             with --datastore-endpoint: the cluster's secret (also K1S_TOKEN); the first server
+                             saves the CA and keys in etcd encrypted with it, servers started later with the same
+                             token join as further control-plane members (see docs/ha.md); kept in DIR/cred/token
+  --token-file FILE          read the token from FILE
+  --advertise-address IP     where other servers and the kubernetes Endpoints reach this one (default: the bind
+                             address unless 0.0.0.0 or 127.0.0.1, else the first non-internal IPv4 address)
   --simulated-nodes N        register N simulated nodes k1s-sim-0… (no container runtime needed; default 0)
   --simulated-node-cpu N     CPU capacity of each simulated node (default 32)
   --simulated-node-memory Q  memory capacity of each simulated node (default 256Gi)
@@ -149,7 +157,12 @@ export async function serverCommand(argv: string[]): Promise<number> {
     console.error(`k1s server: ${anonymous}`);
     return 2;
   }
-  const args = anonymous.rest;
+  const controlPlane = controlPlaneFlags(anonymous.rest);
+  if (typeof controlPlane === 'string') {
+    console.error(`k1s server: ${controlPlane}`);
+    return 2;
+  }
+  const args = controlPlane.rest;
   let values;
   try {
     ({ values } = parseArgs({
@@ -334,6 +347,8 @@ export async function serverCommand(argv: string[]): Promise<number> {
         secretsEncryption: values['secrets-encryption'] ?? false,
       },
       datastore,
+      token: controlPlane.token,
+      advertiseAddress: controlPlane.advertiseAddress,
       simulatedNodes: {
         count: simCount,
         cpu: values['simulated-node-cpu'],
@@ -343,7 +358,8 @@ export async function serverCommand(argv: string[]): Promise<number> {
     });
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
-    if (err.code === 'EADDRINUSE') console.error(`k1s server: port ${port} is in use: stop what uses it or pick another with --https-listen-port`);
+    if (err instanceof StartRefused) console.error(`k1s server: ${err.message}`);
+    else if (err.code === 'EADDRINUSE') console.error(`k1s server: port ${port} is in use: stop what uses it or pick another with --https-listen-port`);
     else if (err instanceof DatastoreUnavailable) console.error(`k1s server: ${err.message}`);
     else console.error(`k1s server: failed to start: ${err.stack ?? err.message}`);
     process.off('SIGTERM', onTerm);

@@ -6,12 +6,9 @@ import type { FastifyInstance } from 'fastify';
 import { HealthChecks } from '../apiserver/health.js';
 import { buildApiServer } from '../apiserver/server.js';
 import { LocalClient } from '../client/local.js';
-import { ControllerManager } from '../controllers/framework/manager.js';
-import { defaultControllers } from '../controllers/index.js';
-import { schedulerFactory } from '../scheduler/scheduler.js';
-import { DEFAULT_SIM_CAPACITY, SIMULATED_ANNOTATION, SimulatedNodes } from '../kubelet/simulated/nodes.js';
+import { SIMULATED_ANNOTATION } from '../kubelet/simulated/nodes.js';
 import type { NodeAgent } from '../kubelet/node/agent.js';
-import { defaultServingNames, ensurePki, type PkiFiles } from '../pki/pki.js';
+import type { PkiFiles } from '../pki/pki.js';
 import { kubeconfigYaml, writeKubeconfig } from '../pki/kubeconfig.js';
 import { Compactor } from '../storage/compactor.js';
 import { ServiceAccountTokens } from '../pki/service-account-tokens.js';
@@ -28,7 +25,6 @@ import { buildAuthorizer } from './authorizers.js';
 import { ensureNodeCredential, nodeUser } from '../pki/node-credential.js';
 import { hostname } from 'node:os';
 import type { Containerd } from '../runtime/containerd.js';
-import { ensureFrontProxyPki } from '../pki/front-proxy.js';
 import { extensionAuthenticationConfigMap } from '../apiserver/aggregator/authentication-configmap.js';
 import type { PodSecurityConfig } from '../apiserver/admission/pod-security/config.js';
 import type { Server as TlsServer } from 'node:tls';
@@ -39,6 +35,9 @@ import { openDatastore, type DatastoreOptions } from './datastore.js';
 import type { Store } from '../storage/types.js';
 import { Metrics } from '../metrics/metrics.js';
 import { instrumentStore } from '../storage/instrumented.js';
+import { clusterPki } from './cluster-pki.js';
+import { startControlPlane } from './control-plane.js';
+import { defaultAdvertiseAddress, publishApiServer } from './control-plane-peers.js';
 
 export interface ClusterOptions {
   dataDir: string;
@@ -79,6 +78,10 @@ export interface ClusterOptions {
   encryption?: EncryptionOptions;
   /** keep the state in etcd instead of SQLite in the data directory (--datastore-endpoint) */
   datastore?: DatastoreOptions;
+  /** with a datastore: the cluster's token; servers with the same one share the CA and keys (docs/ha.md) */
+  token?: string;
+  /** the address other servers and pods reach this one at (--advertise-address; default in control-plane-peers.ts) */
+  advertiseAddress?: string;
   /** record nothing and serve no /metrics (--disable-metrics; the bench compares both) */
   disableMetrics?: boolean;
   /** with k1s' own containerd: the registry on 127.0.0.1 over its image store, containerd's mirror of the public
@@ -134,12 +137,12 @@ export class Cluster {
     const audit = opts.audit ? createAuditor(opts.audit, log) : undefined;
     mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
 
-    // the `kubernetes` Service's IP: in-cluster clients verify the serving certificate against it
-    const names = defaultServingNames({ serviceIPs: [serviceIPAt(opts.serviceCIDR ?? DEFAULT_SERVICE_CIDR, 1)] });
-    if (!['127.0.0.1', '0.0.0.0', '::', '::1'].includes(opts.bindAddress)) names.ips.push(opts.bindAddress);
-    const pki = await ensurePki(join(opts.dataDir, 'tls'), names);
-    // the aggregator's own CA and client certificate, which extension API servers trust through the request headers
-    const frontProxy = await ensureFrontProxyPki(pki.dir);
+    // on etcd others may share the store: they are told where this server is (its identity Lease)
+    const advertise = opts.advertiseAddress ?? (opts.datastore ? defaultAdvertiseAddress(opts.bindAddress) : undefined);
+    const { pki, frontProxy } = await clusterPki({
+      dataDir: opts.dataDir, bindAddress: opts.bindAddress, advertiseAddress: advertise, serviceIP: serviceIPAt(opts.serviceCIDR ?? DEFAULT_SERVICE_CIDR, 1),
+      datastore: opts.datastore, token: opts.token, secretsEncryption: opts.encryption?.secretsEncryption, log,
+    });
     phase(pki.written.length ? `certificates created in ${pki.dir}` : `certificates loaded from ${pki.dir}`);
 
     mkdirSync(join(opts.dataDir, 'db'), { recursive: true, mode: 0o700 });
@@ -261,42 +264,21 @@ export class Cluster {
     log(`k1s API server ready at ${url} (${Math.round(performance.now() - t0)} ms)`);
     stoppers.unshift(() => api.stop());
 
-    // Control plane and nodes start after the API is ready (they are its clients, as in Kubernetes).
-    if (!opts.disableControllerManager) {
-      const controllers = new ControllerManager({
-        client: client.withUserAgent(componentUserAgent('kube-controller-manager')),
-        log,
-        metrics,
-        controllers: defaultControllers({
-          definitions: registry.definitions,
-          caPem: pki.ca.certPem,
-          clusterSigning: { certPem: pki.ca.certPem, keyPem: pki.ca.keyPem },
-          clusterCIDR: opts.clusterCIDR,
-          localPathStorageRoot: join(opts.dataDir, 'storage'),
-        }),
-      });
-      await controllers.start();
-      stoppers.unshift(() => controllers.stop());
+    // published before the control loops start: a server that leads them is one the others can list
+    const publish = opts.datastore ? (address: { ip: string; port: number }) => publishApiServer({ client, address, hostname: hostname(), log }) : undefined;
+    if (publish && !runAgent) {
+      const published = await publish({ ip: advertise!, port });
+      stoppers.unshift(() => published.stop());
     }
-    if (!opts.disableScheduler) {
-      const scheduler = new ControllerManager({
-        client: client.withUserAgent(componentUserAgent('kube-scheduler')),
-        log,
-        metrics,
-        leaseName: 'kube-scheduler',
-        controllers: [schedulerFactory()],
-      });
-      await scheduler.start();
-      stoppers.unshift(() => scheduler.stop());
-    }
+    const controlPlane = await startControlPlane({
+      client, registry, ca: pki.ca, dataDir: opts.dataDir, log, metrics, clusterCIDR: opts.clusterCIDR, sharedStore: !!opts.datastore,
+      disableControllerManager: opts.disableControllerManager, disableScheduler: opts.disableScheduler, simulatedNodes: opts.simulatedNodes,
+    });
+    stoppers.unshift(...controlPlane.stoppers);
     const sim = opts.simulatedNodes;
+    if (sim?.count && controlPlane.simulatedHere) phase(`${sim.count} simulated node${sim.count > 1 ? 's' : ''} registered`);
+    else if (sim?.count) log('k1s: simulated nodes run on the server holding kube-system/k1s-simulated-nodes; this one takes them over if it goes');
     const kubeletApi = client.withUserAgent(componentUserAgent('kubelet'));
-    // simulated nodes act with the system user; the real node with its own identity, when the Node authorizer knows it
-    const simulated = new SimulatedNodes({ client: kubeletApi, log, capacity: simCapacity(sim) });
-    // adopts Nodes added at run time (k1s node add --simulated) even when none are asked for at start
-    await simulated.start({ count: sim?.count ?? 0 });
-    stoppers.unshift(() => simulated.stop());
-    if (sim?.count) phase(`${sim.count} simulated node${sim.count > 1 ? 's' : ''} registered`);
     let agent: NodeAgent | undefined;
     let registryPort: number | undefined;
     if (runAgent) {
@@ -304,7 +286,11 @@ export class Cluster {
       try {
         // pods reach the API server (the `kubernetes` Service) on their network's gateway
         const onPodNetwork = async ({ gateway }: { gateway: string }) => {
-          const podApi = await servePodFacingApi({ server: app.server, client, gateway, bindAddress: opts.bindAddress, port, log });
+          // the advertised address when pods reach it: given, or on etcd with a bind address other than loopback
+          // (several machines); else the one chosen for pods (the gateway's extra listener with a loopback bind)
+          const loopbackBind = ['127.0.0.1', '::1', 'localhost'].includes(opts.bindAddress);
+          const advertised = opts.advertiseAddress || (advertise && !loopbackBind) ? { ip: advertise!, port } : undefined;
+          const podApi = await servePodFacingApi({ server: app.server, client, gateway, bindAddress: opts.bindAddress, port, log, advertise: advertised, publish });
           stoppers.unshift(() => podApi.stop());
         };
         const clusterDNSServiceIP = opts.serviceCIDR ? serviceIPAt(opts.serviceCIDR, 10) : undefined;
@@ -374,12 +360,4 @@ function serviceIPAt(cidr: string, n: number): string {
   const c = parseCIDR(cidr);
   if (!c) throw new Error(`invalid service CIDR ${cidr}`);
   return bigIntToIp(c.base + BigInt(n), c.family);
-}
-
-function simCapacity(sim: ClusterOptions['simulatedNodes']): Record<string, string> {
-  return {
-    cpu: sim?.cpu ?? DEFAULT_SIM_CAPACITY.cpu,
-    memory: sim?.memory ?? DEFAULT_SIM_CAPACITY.memory,
-    pods: sim?.pods ?? DEFAULT_SIM_CAPACITY.pods,
-  };
 }
