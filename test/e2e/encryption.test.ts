@@ -54,13 +54,14 @@ describe('--encryption-provider-config (aescbc)', () => {
     assert.equal(Buffer.from(await k.ok(['get', 'secret', 'before', '-o', 'jsonpath={.data.password}']), 'base64').toString(), plaintext);
     await k.ok(['create', 'secret', 'generic', 's1', `--from-literal=password=${plaintext}`]);
     assert.equal(Buffer.from(await k.ok(['get', 'secret', 's1', '-o', 'jsonpath={.data.password}']), 'base64').toString(), plaintext);
-    assert.deepEqual(Object.fromEntries(secretsByKey(dataDir)), { identity: 1, 'aescbc:key1': 1 });
+    // "before" and the server's join token (kube-system/bootstrap-token-…) were written in the clear
+    assert.deepEqual(Object.fromEntries(secretsByKey(dataDir)), { identity: 2, 'aescbc:key1': 1 });
   });
 
   it('the database file holds neither the value nor its base64 once every Secret is replaced, only the prefix', async () => {
     const list = await k.ok(['get', 'secrets', '-A', '-o', 'json']);
     await k.ok(['replace', '-f', '-'], { input: list });
-    assert.deepEqual(Object.fromEntries(secretsByKey(dataDir)), { 'aescbc:key1': 2 });
+    assert.deepEqual(Object.fromEntries(secretsByKey(dataDir)), { 'aescbc:key1': 3 });
     // the history of "before" still holds its plain revision until compaction; s1 never was plain
     await k.ok(['create', 'secret', 'generic', 's2', '--from-literal=token=never-stored-in-the-clear-42']);
     const bytes = await storedBytes(dataDir);
@@ -139,7 +140,8 @@ describe('--secrets-encryption and k1s secrets-encrypt', () => {
     assert.equal(st.code, 0, st.stderr);
     assert.match(st.stdout, /Encryption Status: Enabled/);
     assert.match(st.stdout, /Active Key: aescbckey\n/);
-    assert.match(st.stdout, / \*\s+AES-CBC\s+aescbckey\s+2/);
+    // a, b and the server's join token
+    assert.match(st.stdout, / \*\s+AES-CBC\s+aescbckey\s+3/);
     assert.ok(!(await storedBytes(dir)).includes(base64));
     assert.match(await k.ok(['get', '--raw', '/healthz?verbose']), /\[\+\]kms-providers ok/);
   });
@@ -150,12 +152,12 @@ describe('--secrets-encryption and k1s secrets-encrypt', () => {
     const active = /new key (\S+) is active/.exec(rot.stdout)![1]!;
     const re = await k1s('reencrypt');
     assert.equal(re.code, 0, re.stderr + re.stdout);
-    assert.deepEqual(Object.fromEntries(secretsByKey(dir)), { [`aescbc:${active}`]: 2 });
+    assert.deepEqual(Object.fromEntries(secretsByKey(dir)), { [`aescbc:${active}`]: 3 });
     const pr = await k1s('prune');
     assert.equal(pr.code, 0, pr.stderr);
     assert.match(pr.stdout, /dropped aescbckey;/);
     const st = await k1s('status');
-    assert.match(st.stdout, new RegExp(` \\*\\s+AES-CBC\\s+${active}\\s+2`));
+    assert.match(st.stdout, new RegExp(` \\*\\s+AES-CBC\\s+${active}\\s+3`));
     assert.ok(!st.stdout.includes('aescbckey  '));
     assert.equal(Buffer.from(await k.ok(['get', 'secret', 'a', '-o', 'jsonpath={.data.p}']), 'base64').toString(), plaintext);
   });
