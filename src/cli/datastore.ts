@@ -3,7 +3,7 @@
 // the data dir's next start use the new store (db/etcd.json, and the flags of a `k1s start` cluster).
 import { basename, dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { clusterPaths, readState, writeState } from './clusters.js';
+import { baseDir, clusterPaths, readState, writeState } from './clusters.js';
 import { datastoreArgs, datastoreFlags } from './datastore-flags.js';
 import { copyStore, describeRef, markMovedToEtcd, progressLines, type StoreRef } from './datastore-copy.js';
 
@@ -50,7 +50,10 @@ function parseRef(flag: string, text: string, values: Record<string, string | bo
   return `--${flag} ${text}: say sqlite:DIR or etcd:http(s)://host:port`;
 }
 
-/** A `k1s start` cluster's stored server flags name the store it now uses (nothing to do for k1s server's dirs). */
+/**
+ * A `k1s start` cluster's stored server flags name the store it now uses (nothing to do for k1s server's dirs);
+ * whether `k1s start NAME` starts it.
+ */
 function retarget(dataDir: string, to: StoreRef): boolean {
   const paths = clusterPaths(basename(dataDir), dirname(dataDir));
   const state = readState(paths);
@@ -62,7 +65,8 @@ function retarget(dataDir: string, to: StoreRef): boolean {
   }
   if (to.kind === 'etcd') args.push(...datastoreArgs(to.etcd));
   writeState(paths, { ...state, serverArgs: args });
-  return true;
+  // `k1s start NAME` finds it only under the base dir
+  return resolve(baseDir(), basename(dataDir)) === dataDir;
 }
 
 export async function datastoreCommand(args: string[]): Promise<number> {
