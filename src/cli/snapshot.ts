@@ -65,7 +65,7 @@ export function openStoreReadonly(dbPath: string): Database.Database {
       // the message without the endpoints
     }
     throw new Error(
-      `this cluster keeps its state in etcd${where}, which this command does not read yet (it reads ${dbPath}); "k1s snapshot save" copies it into a file that k1s can read`,
+      `this cluster keeps its state in etcd${where}, which this command does not read yet (it reads ${dbPath}); to read it here, copy it into SQLite: k1s snapshot save FILE, then k1s snapshot restore FILE --data-dir NEW-DIR`,
     );
   }
   if (!existsSync(dbPath)) throw new Error(`${dbPath} does not exist: the cluster has never started`);
