@@ -105,8 +105,9 @@ export const COMMAND_SPECS: Record<string, CommandSpec> = {
     subcommands: ['status', 'rotate', 'reencrypt', 'prune'],
   },
   history: {
-    flags: ['-n', '--namespace', ...NAME, '--show-managed-fields', '-o', '--output', ...HELP],
-    valueFlags: ['-n', '--namespace', ...NAME, '-o', '--output'],
+    flags: ['-n', '--namespace', ...NAME, '--data-dir', '--show-managed-fields', '-o', '--output', ...HELP],
+    valueFlags: ['-n', '--namespace', ...NAME, '--data-dir', '-o', '--output'],
+    fileFlags: ['--data-dir'],
   },
   completion: { flags: HELP, subcommands: ['bash', 'zsh', 'fish'] },
   version: { flags: HELP },
