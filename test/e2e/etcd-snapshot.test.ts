@@ -1,7 +1,7 @@
 // Snapshots and migrations of a cluster on etcd, end to end with the built CLI, real kubectl and a real etcd member
 // (TLS with client certificates): save from etcd, restore into etcd (a non-empty prefix refused unless --force) and
 // into SQLite, migrate SQLite → etcd → SQLite; after each, a server started on the target serves the same objects,
-// the Secret still encrypted at rest.
+// the Secret still encrypted at rest; k1s history and secrets-encrypt read the etcd cluster's store.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -78,6 +78,18 @@ test('snapshot save/restore on etcd and migrate between SQLite and etcd keep eve
   const secretHist = await k1s('history', 'secret/db', '--data-dir', a, '-o', 'json');
   assert.equal(secretHist.code, 0, secretHist.out);
   assert.equal((JSON.parse(secretHist.stdout) as { object: { data: { password: string } } }[])[0]!.object.data.password, Buffer.from('hunter2').toString('base64'));
+  // secrets-encrypt counts and rewrites the Secrets in etcd: rotate, reencrypt, prune
+  const status = await k1s('secrets-encrypt', 'status', '--data-dir', a);
+  assert.equal(status.code, 0, status.out);
+  assert.match(status.stdout, /^ \* +AES-CBC +\S+ +1$/m);
+  assert.match(status.stdout, /^ +identity +\(not encrypted\) +0$/m);
+  assert.equal((await k1s('secrets-encrypt', 'rotate', '--data-dir', a)).code, 0);
+  const re = await k1s('secrets-encrypt', 'reencrypt', '--data-dir', a);
+  assert.equal(re.code, 0, re.out);
+  assert.match(re.stdout, /^1 Secrets stored under \S+$/m);
+  const pruned = await k1s('secrets-encrypt', 'prune', '--data-dir', a);
+  assert.equal(pruned.code, 0, pruned.out);
+  assert.match(pruned.stdout, /^dropped \S+; active key: \S+$/m);
   const oldRv = (await k.ok(['get', 'configmap', 'settings', '-o', 'jsonpath={.metadata.resourceVersion}'])).trim();
   assert.match(await etcd.etcdctl('get', '--print-value-only', '/snap-a/secrets/default/db'), /^k8s:enc:aescbc:v1:/);
   await stopAll();
