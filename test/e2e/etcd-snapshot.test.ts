@@ -3,12 +3,12 @@
 // into SQLite, migrate SQLite → etcd → SQLite; after each, a server started on the target serves the same objects,
 // the Secret still encrypted at rest; k1s history and secrets-encrypt read the etcd cluster's store.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { EtcdCluster } from '../etcd-member.js';
-import { k1sBin, kubectl, removeDir, run, startServer, type K1sServer } from './harness.js';
+import { k1sBin, kubectl, kubectlPath, removeDir, run, startServer, type K1sServer } from './harness.js';
 
 let etcd: EtcdCluster;
 let tmp: string;
@@ -155,4 +155,25 @@ test('snapshot save/restore on etcd and migrate between SQLite and etcd keep eve
   const ke = await start(c);
   await assertObjects(ke, ['made-on-sqlite', 'made-on-etcd']);
   await stopAll();
+
+  // restored into etcd as a named cluster: its stored flags name the etcd, so a plain `k1s start NAME` runs on it
+  const home = join(tmp, 'home');
+  const env = { HOME: home, K1S_HOME: join(home, '.k1s'), KUBECONFIG: join(home, '.kube', 'config') };
+  const named = (...args: string[]) => run(process.execPath, [k1sBin, ...args], { env, timeoutMs: 90_000 });
+  const r = await named('snapshot', 'restore', snap, '--name', 'on-etcd', ...onEtcd('/named'));
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /^start it with: k1s start on-etcd$/m);
+  const state = join(home, '.k1s', 'on-etcd', 'k1s-cluster.json');
+  try {
+    const started = await named('start', 'on-etcd', '--no-kubelet', '--no-switch-context');
+    assert.equal(started.code, 0, started.stdout + started.stderr);
+    const serverArgs = (JSON.parse(readFileSync(state, 'utf8')) as { serverArgs: string[] }).serverArgs;
+    assert.deepEqual(serverArgs.slice(serverArgs.indexOf('--datastore-endpoint'), serverArgs.indexOf('--datastore-endpoint') + 4), ['--datastore-endpoint', etcd.endpoints.join(','), '--etcd-prefix', '/named']);
+    const cm = await run(kubectlPath('1.33'), ['--kubeconfig', join(home, '.k1s', 'on-etcd', 'kubeconfig.yaml'), 'get', 'configmap', 'settings', '-o', 'jsonpath={.data.color}']);
+    assert.equal(cm.stdout.trim(), 'green', cm.stderr);
+    assert.match(await etcd.etcdctl('get', '--keys-only', '/named/configmaps/default/settings'), /\/named\/configmaps\/default\/settings/);
+  } finally {
+    const stopped = await named('stop', 'on-etcd');
+    assert.equal(stopped.code, 0, stopped.stdout + stopped.stderr);
+  }
 });

@@ -109,7 +109,10 @@ describe('dump and load between SQLite and etcd', () => {
 
     const s = await EtcdStore.open({ endpoints: etcd.endpoints, prefix, transformers: t, timeoutMs: 5000 });
     try {
-      assert.equal((await s.get(SECRET))!.value, secretValue);
+      const secret = (await s.get(SECRET))!;
+      assert.equal(secret.value, secretValue);
+      // below the compaction, its revision is still its latest: whether it is stale is answered, not Compacted
+      assert.equal(await s.stale(SECRET, secret.modRevision), false);
       assert.equal((await s.get(keys[9]!))!.value, valueOf(keys[9]!));
       // one revision per object, and everything before the load's last one is compacted (clients relist)
       const cms = await s.list('/registry/core/configmaps/');
