@@ -65,7 +65,7 @@ export async function loadEtcd(
   dump: Dump,
   opts: { concurrency?: number; onPage?: (copied: number) => void } = {},
 ): Promise<{ copied: number; revision: number }> {
-  const concurrency = opts.concurrency ?? 32;
+  const concurrency = opts.concurrency ?? 64;
   let copied = 0;
   let revision = 0;
   const put = async (row: DumpRow) => {
@@ -78,11 +78,28 @@ export async function loadEtcd(
     if (!r.succeeded) throw new Error(`${layout.toEtcd(row.key)} exists in etcd already: is a server or another copy writing there?`);
     revision = Math.max(revision, r.header.revision);
   };
+  // a window of puts in flight across pages (etcd commits them in shared raft batches)
+  const inflight = new Set<Promise<void>>();
+  let failed: unknown;
   for await (const page of dump.pages()) {
-    for (let i = 0; i < page.length; i += concurrency) await Promise.all(page.slice(i, i + concurrency).map(put));
+    for (const row of page) {
+      while (inflight.size >= concurrency) await Promise.race(inflight);
+      if (failed) throw failed;
+      const p: Promise<void> = put(row).then(
+        () => void inflight.delete(p),
+        (e: unknown) => {
+          inflight.delete(p);
+          failed ??= e;
+        },
+      );
+      inflight.add(p);
+    }
     copied += page.length;
-    opts.onPage?.(copied);
+    opts.onPage?.(copied - inflight.size);
   }
+  await Promise.all(inflight);
+  if (failed) throw failed;
+  opts.onPage?.(copied);
   if (!revision) revision = (await client.range({ key: Buffer.from(layout.root), range_end: prefixEnd(layout.root), count_only: true })).header.revision;
   try {
     await client.compact(revision);
