@@ -65,11 +65,11 @@ class PodWatch {
   }
 }
 
-async function clusterWithNodes(nodes: number, nodeArgs: string[] = []): Promise<{ server: Server; dir: string; nodeNames: string[] }> {
+async function clusterWithNodes(nodes: number, nodeArgs: string[] = [], serverArgs: string[] = []): Promise<{ server: Server; dir: string; nodeNames: string[] }> {
   const dir = mkdtempSync(join(tmpdir(), 'k1s-bench-'));
   // a /24 per node: the default 10.42.0.0/16 holds 256 of them, a /14 holds 1,024
   const cidr = nodes > 256 ? ['--cluster-cidr', '10.64.0.0/14'] : [];
-  const { server } = await startServer(dir, ['--simulated-nodes', String(nodes), ...cidr], { nodeArgs });
+  const { server } = await startServer(dir, ['--simulated-nodes', String(nodes), ...cidr, ...serverArgs], { nodeArgs });
   let names: string[] = [];
   for (;;) {
     const r = JSON.parse((await request(server, 'GET', '/api/v1/nodes')).body) as { items: { metadata: { name: string }; spec?: { podCIDR?: string } }[] };
@@ -122,8 +122,13 @@ const cordon = (server: Server, node: string, unschedulable: boolean) =>
  * Throughput: `total` pods are created while every node is cordoned (they go Unschedulable), then the nodes are
  * uncordoned at once and the time until the last pod is bound is taken (scheduler_perf's SchedulingThroughput).
  */
-export async function benchPendingBacklog(row: Row, total: number, nodes: number, opts: { heapMiB?: number } = {}): Promise<void> {
-  const { server, dir, nodeNames } = await clusterWithNodes(nodes, opts.heapMiB ? [`--max-old-space-size=${opts.heapMiB}`] : []);
+export async function benchPendingBacklog(
+  row: Row,
+  total: number,
+  nodes: number,
+  opts: { heapMiB?: number; serverArgs?: string[]; label?: string } = {},
+): Promise<void> {
+  const { server, dir, nodeNames } = await clusterWithNodes(nodes, opts.heapMiB ? [`--max-old-space-size=${opts.heapMiB}`] : [], opts.serverArgs);
   await Promise.all(nodeNames.map((n) => cordon(server, n, true)));
   await namespace(server, 'backlog');
   const watch = new PodWatch(server, 'backlog');
@@ -138,7 +143,7 @@ export async function benchPendingBacklog(row: Row, total: number, nodes: number
   // every pod failed once while cordoned; the rest are attempts on nodes not yet uncordoned
   const retries = (await countEvents(server, 'backlog', 'reason=FailedScheduling')) - total;
   row(
-    `scheduling throughput: ${total.toLocaleString('en')} pending pods onto ${nodes.toLocaleString('en')} simulated nodes${opts.heapMiB ? ` (server heap limit ${opts.heapMiB} MiB)` : ''}`,
+    `scheduling throughput: ${total.toLocaleString('en')} pending pods onto ${nodes.toLocaleString('en')} simulated nodes${opts.heapMiB ? ` (server heap limit ${opts.heapMiB} MiB)` : ''}${opts.label ?? ''}`,
     `${(total / secs).toFixed(0)} pods/s (all bound ${secs.toFixed(1)} s after the nodes were uncordoned, ${retries.toLocaleString('en')} failed attempts meanwhile); server RSS ${rssMiB(server.proc.pid!)} MiB`,
   );
   await stop(server);

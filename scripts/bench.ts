@@ -17,6 +17,7 @@ import { benchAudit } from './bench-audit.js';
 import { benchEncryption } from './bench-encryption.js';
 import { benchMetrics } from './bench-metrics.js';
 import { benchRegistry } from './bench-registry.js';
+import { benchEtcd } from './bench-etcd.js';
 
 type Make = (name: string) => Record<string, unknown>;
 const configMap: Make = (name) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { key: 'value' } });
@@ -154,54 +155,23 @@ async function main(): Promise<void> {
     lines.push(`| ${k} | ${v} |`);
     console.log(`${k}: ${v}`);
   };
-  // K1S_BENCH_ONLY=scheduler|node|cli|network|crd|admission|registry|audit|encryption|metrics runs just those figures (api: see below)
-  if (process.env.K1S_BENCH_ONLY === 'registry') {
-    await benchRegistry(row);
-    console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
-    return;
-  }
-  if (process.env.K1S_BENCH_ONLY === 'audit') {
-    await benchAudit(row);
-    console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
-    return;
-  }
-  if (process.env.K1S_BENCH_ONLY === 'encryption') {
-    await benchEncryption(row);
-    console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
-    return;
-  }
-  if (process.env.K1S_BENCH_ONLY === 'metrics') {
-    await benchMetrics(row);
-    console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
-    return;
-  }
-  if (process.env.K1S_BENCH_ONLY === 'admission') {
-    await benchAdmission(row);
-    console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
-    return;
-  }
-  if (process.env.K1S_BENCH_ONLY === 'crd') {
-    await benchCustomResources(row);
-    console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
-    return;
-  }
-  if (process.env.K1S_BENCH_ONLY === 'node') {
-    await benchNode(row);
-    console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
-    return;
-  }
-  if (process.env.K1S_BENCH_ONLY === 'cli') {
-    await benchCli(row);
-    console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
-    return;
-  }
-  if (process.env.K1S_BENCH_ONLY === 'network') {
-    await benchNetwork(row);
-    console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
-    return;
-  }
-  if (process.env.K1S_BENCH_ONLY === 'scheduler') {
-    await benchScheduler(row);
+  // K1S_BENCH_ONLY=scheduler|etcd|node|cli|network|crd|admission|registry|audit|encryption|metrics runs just those figures (api: see below)
+  const only: Record<string, (row: (k: string, v: string) => void) => Promise<void>> = {
+    registry: benchRegistry,
+    audit: benchAudit,
+    encryption: benchEncryption,
+    metrics: benchMetrics,
+    admission: benchAdmission,
+    crd: benchCustomResources,
+    node: benchNode,
+    cli: benchCli,
+    network: benchNetwork,
+    etcd: benchEtcd,
+    scheduler: benchScheduler,
+  };
+  const one = only[process.env.K1S_BENCH_ONLY ?? ''];
+  if (one) {
+    await one(row);
     console.log('\n| measure | result |\n|---|---|\n' + lines.join('\n'));
     return;
   }
@@ -333,6 +303,7 @@ async function main(): Promise<void> {
     await benchMetrics(row);
     await benchControllers(row);
     await benchScheduler(row);
+    await benchEtcd(row);
     await benchNode(row);
     await benchRegistry(row);
     await benchNetwork(row);

@@ -72,6 +72,11 @@ export class EtcdMember {
     return `http://127.0.0.1:${this.peerPort}`;
   }
 
+  /** the running member's process id */
+  get pid(): number | undefined {
+    return this.alive ? this.child!.pid : undefined;
+  }
+
   get alive(): boolean {
     return !!this.child && this.child.exitCode === null && this.child.signalCode === null;
   }
@@ -130,6 +135,17 @@ export class EtcdMember {
     });
   }
 
+  /** Lets the test process exit while the member runs (then stopNow() from an exit handler ends it). */
+  unref(): void {
+    this.child?.unref();
+    (this.child?.stderr as unknown as { unref?: () => void } | null)?.unref?.();
+  }
+
+  /** SIGKILL without waiting (exit handlers) */
+  stopNow(): void {
+    this.child?.kill('SIGKILL');
+  }
+
   async kill(): Promise<void> {
     this.child?.kill('SIGKILL');
     await this.exited;
@@ -154,7 +170,7 @@ export class EtcdMember {
 export class EtcdCluster {
   private constructor(
     readonly members: EtcdMember[],
-    private readonly dir: string,
+    readonly dir: string,
   ) {}
 
   /** Starts `size` members (1 or 3), with https client URLs and client certificates when tls, and waits for them. */

@@ -10,6 +10,7 @@ import { loadAdmissionConfiguration, type PodSecurityConfig } from '../apiserver
 import { loadAuditPolicy, validateAuditOptions, type AuditOptions } from '../apiserver/audit/options.js';
 import { loadEncryptionConfig } from '../apiserver/encryption/config.js';
 import { goParseBool } from '../apiserver/handlers/query-params.js';
+import { DatastoreUnavailable } from '../cluster/datastore.js';
 import { datastoreFlags } from './datastore-flags.js';
 
 const help = `Usage: k1s server [flags]
@@ -343,6 +344,7 @@ export async function serverCommand(argv: string[]): Promise<number> {
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     if (err.code === 'EADDRINUSE') console.error(`k1s server: port ${port} is in use: stop what uses it or pick another with --https-listen-port`);
+    else if (err instanceof DatastoreUnavailable) console.error(`k1s server: ${err.message}`);
     else console.error(`k1s server: failed to start: ${err.stack ?? err.message}`);
     process.off('SIGTERM', onTerm);
     process.off('SIGINT', onInt);

@@ -52,6 +52,10 @@ Flags passed to k1s server (see k1s server --help), kept for later starts:
   --encryption-provider-config FILE  an EncryptionConfiguration: resources encrypted at rest, providers, keys
   --encryption-provider-config-automatic-reload  follow changes of that file
   --secrets-encryption     encrypt Secrets at rest with a generated key ("k1s secrets-encrypt" manages it)
+  --datastore-endpoint URLS  keep the state in etcd (http(s)://host:2379, comma-separated) instead of SQLite
+  --datastore-cafile FILE  the CA of etcd's serving certificates
+  --datastore-certfile FILE, --datastore-keyfile FILE  the client certificate k1s presents to etcd
+  --etcd-prefix PREFIX     the root of the cluster's keys in etcd (default /registry)
   -h, --help               show this help
 
 Exit status: 0 ready (or already running), 1 failed to start (the last log lines are printed), 2 usage error.`;
@@ -79,6 +83,11 @@ export const PASS_THROUGH: Record<string, { value: boolean; port?: boolean; path
   'encryption-provider-config': { value: true, path: true },
   'encryption-provider-config-automatic-reload': { value: false },
   'secrets-encryption': { value: false },
+  'datastore-endpoint': { value: true },
+  'datastore-cafile': { value: true, path: true },
+  'datastore-certfile': { value: true, path: true },
+  'datastore-keyfile': { value: true, path: true },
+  'etcd-prefix': { value: true },
 };
 
 export interface StartFlags {

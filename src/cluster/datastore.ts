@@ -53,6 +53,9 @@ export function writeDatastoreMarker(dataDir: string, ds: DatastoreOptions): voi
   writeFileSync(join(dataDir, 'db', DATASTORE_MARKER), `${JSON.stringify({ endpoints, prefix, caFile, certFile, keyFile })}\n`, { mode: 0o600 });
 }
 
+/** The store did not open: a message for the user, no stack */
+export class DatastoreUnavailable extends Error {}
+
 const fileSize = (path: string) => statSync(path, { throwIfNoEntry: false })?.size ?? 0;
 
 /** kube-apiserver's --etcd-healthcheck-timeout default */
@@ -80,7 +83,11 @@ export async function openDatastore(opts: {
       },
     };
   }
-  const store = await EtcdStore.open({ ...ds, transformers: opts.transformers });
+  const store = await EtcdStore.open({ ...ds, transformers: opts.transformers }).catch((e: Error) => {
+    throw new DatastoreUnavailable(
+      `cannot reach etcd at ${ds.endpoints.join(',')} (${e.message.replace(/\.?\s*Resolution note:\s*$/, '')}): start etcd, or check --datastore-endpoint and the --datastore-cafile/-certfile/-keyfile files`,
+    );
+  });
   writeDatastoreMarker(opts.dataDir, ds);
   let size = 0;
   return {

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Cluster } from '../../src/cluster/cluster.js';
+import { testDatastore } from './datastore.js';
 
 let cluster: Cluster;
 let agent: https.Agent;
@@ -77,7 +78,7 @@ const cm = (name: string, data: Record<string, string> = {}, labels?: Record<str
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'k1s-api-'));
-  cluster = await Cluster.start({ dataDir: dir, port: 0, bindAddress: '127.0.0.1', log: () => {}, bookmarkIntervalMs: 200 });
+  cluster = await Cluster.start({ dataDir: dir, datastore: await testDatastore(dir), port: 0, bindAddress: '127.0.0.1', log: () => {}, bookmarkIntervalMs: 200 });
   agent = new https.Agent({ keepAlive: true, ca: cluster.pki.ca.certPem, cert: cluster.pki.admin.certPem, key: cluster.pki.admin.keyPem });
   await req('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'api' } });
 });

@@ -9,16 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { secretsByKey } from '../../src/cli/secrets-encrypt.js';
+import { storedBytes } from './datastore.js';
 import { k1sBin, kubectl, removeDir, run, startServer, until, type K1sServer } from './harness.js';
 
 const plaintext = 'hunter2-correct-horse-battery';
 const base64 = Buffer.from(plaintext).toString('base64');
 
-/** the bytes of the database file and its WAL, as an attacker with the disk would read them */
-function dbBytes(dataDir: string): Buffer {
-  const db = join(dataDir, 'db', 'state.db');
-  return Buffer.concat([db, `${db}-wal`].filter((f) => existsSync(f)).map((f) => readFileSync(f)));
-}
 
 function aescbcConfig(keys: { name: string; secret: string }[], identity = true): string {
   const ks = keys.map((k) => `      - name: ${k.name}\n        secret: ${k.secret}\n`).join('');
@@ -67,7 +63,7 @@ describe('--encryption-provider-config (aescbc)', () => {
     assert.deepEqual(Object.fromEntries(secretsByKey(dataDir)), { 'aescbc:key1': 2 });
     // the history of "before" still holds its plain revision until compaction; s1 never was plain
     await k.ok(['create', 'secret', 'generic', 's2', '--from-literal=token=never-stored-in-the-clear-42']);
-    const bytes = dbBytes(dataDir);
+    const bytes = await storedBytes(dataDir);
     assert.ok(!bytes.includes('never-stored-in-the-clear-42'), 'no plaintext in the file');
     assert.ok(!bytes.includes(Buffer.from('never-stored-in-the-clear-42').toString('base64')), 'no base64 of it either');
     assert.ok(bytes.includes('k8s:enc:aescbc:v1:key1:'));
@@ -144,7 +140,7 @@ describe('--secrets-encryption and k1s secrets-encrypt', () => {
     assert.match(st.stdout, /Encryption Status: Enabled/);
     assert.match(st.stdout, /Active Key: aescbckey\n/);
     assert.match(st.stdout, / \*\s+AES-CBC\s+aescbckey\s+2/);
-    assert.ok(!dbBytes(dir).includes(base64));
+    assert.ok(!(await storedBytes(dir)).includes(base64));
     assert.match(await k.ok(['get', '--raw', '/healthz?verbose']), /\[\+\]kms-providers ok/);
   });
 

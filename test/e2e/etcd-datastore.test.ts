@@ -140,4 +140,30 @@ describe('k1s on a 3-member etcd cluster', () => {
     assert.equal((await k.ok(['get', 'configmap', 'before', '-o', 'name'])).trim(), 'configmap/before');
     assert.equal((await k.ok(['get', '--raw', '/readyz/etcd'])).trim(), 'ok');
   });
+
+  it('with quorum lost, fails requests within its deadline and reports [-]etcd failed; recovers by itself when quorum returns', async () => {
+    const k = kubectl(server3, '1.33');
+    // the first test left member 0 down: one more is two of three
+    await etcd3.members[1]!.kill();
+    try {
+      const t0 = Date.now();
+      const r = await k.run(['get', 'configmap', 'before', '--request-timeout=60s']);
+      assert.notEqual(r.code, 0);
+      assert.match(r.stderr, /^Error from server \(InternalError\): .*etcd/m, r.stderr);
+      assert.ok(Date.now() - t0 < 30_000, `failed after ${Date.now() - t0} ms`);
+      const ready = await k.run(['get', '--raw', '/readyz?verbose']);
+      assert.notEqual(ready.code, 0);
+      assert.match(ready.stdout + ready.stderr, /\[-\]etcd failed/);
+      assert.equal(server3.proc.exitCode, null, 'k1s is still running');
+    } finally {
+      etcd3.members[0]!.start();
+      etcd3.members[1]!.start();
+    }
+    await Promise.all([etcd3.members[0]!.healthy(), etcd3.members[1]!.healthy()]);
+    await until(async () => (await k.run(['get', '--raw', '/readyz/etcd'])).stdout.trim() === 'ok', '/readyz/etcd to pass again', 30_000);
+    await watchSees(server3, '1.33', 'configmaps', 'configmap/after-quorum', () =>
+      until(async () => (await k.run(['create', 'configmap', 'after-quorum'])).code === 0, 'a create once quorum is back', 30_000),
+    );
+    assert.equal((await k.ok(['get', 'configmap', 'before', '-o', 'name'])).trim(), 'configmap/before');
+  });
 });

@@ -31,7 +31,7 @@ const tlsFlags = () => {
 const onEtcd = (prefix: string) => ['--datastore-endpoint', etcd.endpoints.join(','), '--etcd-prefix', prefix, ...tlsFlags()];
 
 async function start(dataDir: string, args: string[] = []): Promise<ReturnType<typeof kubectl>> {
-  const s = await startServer({ dataDir, extraArgs: ['--secrets-encryption', ...args] });
+  const s = await startServer({ dataDir, extraArgs: ['--secrets-encryption', ...args], sqlite: !args.includes('--datastore-endpoint') });
   servers.push(s);
   return kubectl(s, '1.33');
 }
@@ -174,6 +174,18 @@ test('snapshot save/restore on etcd and migrate between SQLite and etcd keep eve
     assert.match(await etcd.etcdctl('get', '--keys-only', '/named/configmaps/default/settings'), /\/named\/configmaps\/default\/settings/);
   } finally {
     const stopped = await named('stop', 'on-etcd');
+    assert.equal(stopped.code, 0, stopped.stdout + stopped.stderr);
+  }
+
+  // k1s start --from-snapshot with the etcd flags restores into that etcd, where its server looks
+  try {
+    const forked = await named('start', 'fork', '--from-snapshot', snap, '--no-kubelet', '--no-switch-context', ...onEtcd('/forked'));
+    assert.equal(forked.code, 0, forked.stdout + forked.stderr);
+    const cm = await run(kubectlPath('1.33'), ['--kubeconfig', join(home, '.k1s', 'fork', 'kubeconfig.yaml'), 'get', 'configmap', 'second', '-o', 'jsonpath={.data.n}']);
+    assert.equal(cm.stdout.trim(), '2', cm.stderr);
+    assert.match(await etcd.etcdctl('get', '--keys-only', '/forked/configmaps/default/second'), /\/forked\/configmaps\/default\/second/);
+  } finally {
+    const stopped = await named('stop', 'fork');
     assert.equal(stopped.code, 0, stopped.stdout + stopped.stderr);
   }
 });

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Cluster } from '../../src/cluster/cluster.js';
+import { testDatastore } from './datastore.js';
 
 let cluster: Cluster;
 let agent: https.Agent;
@@ -90,7 +91,7 @@ function bodyFor(rnd: () => number, name: string): Buffer | undefined {
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'k1s-fuzz-'));
-  cluster = await Cluster.start({ dataDir: dir, port: 0, bindAddress: '127.0.0.1', log: () => {} });
+  cluster = await Cluster.start({ dataDir: dir, datastore: await testDatastore(dir), port: 0, bindAddress: '127.0.0.1', log: () => {} });
   agent = new https.Agent({ keepAlive: true, maxSockets: 4, ca: cluster.pki.ca.certPem, cert: cluster.pki.admin.certPem, key: cluster.pki.admin.keyPem });
   const ns = await send('POST', '/api/v1/namespaces', Buffer.from('{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"fuzz"}}'), { 'content-type': 'application/json' }, false);
   assert.equal(ns.status, 201);

@@ -44,6 +44,11 @@ before(async () => {
   const user = kc.users[0].user;
   admin = { certPem: Buffer.from(user['client-certificate-data'], 'base64').toString(), keyPem: Buffer.from(user['client-key-data'], 'base64').toString() };
   caPem = readFileSync(join(server.dataDir, 'tls', 'ca.crt'), 'utf8');
+  // the root-CA publisher's creates in the system namespaces come after the ready line (later still on etcd): the
+  // counts the first test compares start once they are done
+  for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
+    await until(async () => (await k.run(['-n', ns, 'get', 'configmap', 'kube-root-ca.crt'])).code === 0, `kube-root-ca.crt in ${ns}`, 20_000);
+  }
 });
 
 after(async () => {

@@ -127,8 +127,10 @@ export class EtcdClient {
     return this.call('kv', 'DeleteRange', req);
   }
 
+  /** Not physical, as kube-apiserver's compactor: etcd answers once the compaction is recorded and frees the space
+   *  in the background, so a long compaction never holds up the caller (reads of compacted revisions fail at once). */
   compact(revision: number): Promise<{ header: Header }> {
-    return this.call('kv', 'Compact', { revision, physical: true });
+    return this.call('kv', 'Compact', { revision, physical: false });
   }
 
   /** Status of the member calls go to: its db size, its revision (through the header). */

@@ -289,7 +289,8 @@ export class EtcdStore implements Store {
       timer = setTimeout(() => reject(new StoreError('Unavailable', `etcd did not answer within ${timeoutMs} ms`)), timeoutMs);
     });
     try {
-      await Promise.race([this.status(), late]);
+      // a linearizable read, as kube's etcd check gets "health": it needs the members' quorum, which a status does not
+      await Promise.race([this.client.range({ key: Buffer.from('health'), count_only: true }), late]);
     } finally {
       clearTimeout(timer);
     }
