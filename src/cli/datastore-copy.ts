@@ -162,3 +162,10 @@ export function progressLines(write: (line: string) => void = (l) => process.std
     write(`copied ${copied} objects…`);
   };
 }
+
+/** A failed copy's one-line message, with what to check when etcd did not answer. */
+export function copyError(e: unknown): string {
+  // grpc-js ends a connection error with an empty "Resolution note:"
+  const msg = (e as Error).message.replace(/\.?\s*Resolution note:\s*$/, '');
+  return /: UNAVAILABLE: /.test(msg) ? `${msg}: is etcd running there? check the URLs and the --datastore-* files` : msg;
+}

@@ -5,7 +5,7 @@ import { basename, dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { baseDir, clusterPaths, readState, writeState } from './clusters.js';
 import { datastoreArgs, datastoreFlags } from './datastore-flags.js';
-import { copyStore, describeRef, markMovedToEtcd, progressLines, type StoreRef } from './datastore-copy.js';
+import { copyError, copyStore, describeRef, markMovedToEtcd, progressLines, type StoreRef } from './datastore-copy.js';
 
 const help = `Usage: k1s datastore migrate --from sqlite:DIR|etcd:URLS --to sqlite:DIR|etcd:URLS [flags]
 
@@ -130,7 +130,7 @@ export async function datastoreCommand(args: string[]): Promise<number> {
     }
     return 0;
   } catch (e) {
-    console.error(`k1s datastore: ${(e as Error).message}`);
+    console.error(`k1s datastore: ${copyError(e)}`);
     return 1;
   }
 }

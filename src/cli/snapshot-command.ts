@@ -3,7 +3,7 @@ import { basename, dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { clusterInfo, clusterPaths, readState, resolveName, type ClusterInfo } from './clusters.js';
 import { datastoreArgs, datastoreFlags } from './datastore-flags.js';
-import { progressLines } from './datastore-copy.js';
+import { copyError, progressLines } from './datastore-copy.js';
 import { missingImagesReport, nodeImages, type SnapshotImage } from './snapshot-images.js';
 import { restoreSnapshot, saveSnapshot, type SnapshotManifest } from './snapshot.js';
 
@@ -134,7 +134,7 @@ export async function snapshotCommand(args: string[]): Promise<number> {
     }
     return 0;
   } catch (e) {
-    console.error(`k1s snapshot: ${(e as Error).message}`);
+    console.error(`k1s snapshot: ${copyError(e)}`);
     return 1;
   }
 }
