@@ -42,8 +42,15 @@ export function readDatastoreMarker(dataDir: string): DatastoreOptions | undefin
   } catch {
     return undefined;
   }
-  const m = JSON.parse(text) as DatastoreOptions;
-  if (!Array.isArray(m.endpoints) || !m.endpoints.length) throw new Error(`${join(dataDir, 'db', DATASTORE_MARKER)} names no etcd endpoint`);
+  let m: DatastoreOptions;
+  try {
+    m = JSON.parse(text) as DatastoreOptions;
+  } catch {
+    m = { endpoints: [] };
+  }
+  if (!Array.isArray(m.endpoints) || !m.endpoints.length) {
+    throw new Error(`${join(dataDir, 'db', DATASTORE_MARKER)} names no etcd endpoint: start the server on etcd once to write it again, or remove it if the state is in SQLite`);
+  }
   return { endpoints: m.endpoints, prefix: m.prefix, caFile: m.caFile, certFile: m.certFile, keyFile: m.keyFile };
 }
 
