@@ -88,7 +88,19 @@ export const COMMAND_SPECS: Record<string, CommandSpec> = {
   logs: { flags: [...NAME, '-f', '--follow', '--tail', ...HELP], valueFlags: [...NAME, '--tail'], cluster: true },
   kubeconfig: { flags: [...NAME, '--path', ...HELP], valueFlags: NAME, cluster: true },
   kubectl: { flags: [...NAME, ...HELP], valueFlags: NAME, cluster: true },
-  snapshot: { flags: [...NAME, ...HELP], valueFlags: NAME, subcommands: ['save', 'restore'], files: true },
+  snapshot: {
+    flags: [...NAME, '--data-dir', '--datastore-endpoint', '--datastore-cafile', '--datastore-certfile', '--datastore-keyfile', '--etcd-prefix', '--force', ...HELP],
+    valueFlags: [...NAME, '--data-dir', '--datastore-endpoint', '--datastore-cafile', '--datastore-certfile', '--datastore-keyfile', '--etcd-prefix'],
+    fileFlags: ['--data-dir', '--datastore-cafile', '--datastore-certfile', '--datastore-keyfile'],
+    subcommands: ['save', 'restore'],
+    files: true,
+  },
+  datastore: {
+    flags: ['--from', '--to', '--etcd-prefix', '--datastore-cafile', '--datastore-certfile', '--datastore-keyfile', '--force', ...HELP],
+    valueFlags: ['--from', '--to', '--etcd-prefix', '--datastore-cafile', '--datastore-certfile', '--datastore-keyfile'],
+    fileFlags: ['--datastore-cafile', '--datastore-certfile', '--datastore-keyfile'],
+    subcommands: ['migrate'],
+  },
   certs: {
     flags: [...NAME, '--data-dir', '--kubeconfig', '-o', '--output', ...HELP],
     valueFlags: [...NAME, '--data-dir', '--kubeconfig', '-o', '--output'],
@@ -102,8 +114,9 @@ export const COMMAND_SPECS: Record<string, CommandSpec> = {
     subcommands: ['status', 'rotate', 'reencrypt', 'prune'],
   },
   history: {
-    flags: ['-n', '--namespace', ...NAME, '--show-managed-fields', '-o', '--output', ...HELP],
-    valueFlags: ['-n', '--namespace', ...NAME, '-o', '--output'],
+    flags: ['-n', '--namespace', ...NAME, '--data-dir', '--show-managed-fields', '-o', '--output', ...HELP],
+    valueFlags: ['-n', '--namespace', ...NAME, '--data-dir', '-o', '--output'],
+    fileFlags: ['--data-dir'],
   },
   completion: { flags: HELP, subcommands: ['bash', 'zsh', 'fish'] },
   version: { flags: HELP },

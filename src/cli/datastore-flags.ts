@@ -37,3 +37,13 @@ export function datastoreFlags(values: Record<string, string | boolean | undefin
   }
   return opts;
 }
+
+/** The server flags that put a cluster's state in this etcd (datastoreFlags' inverse). */
+export function datastoreArgs(ds: DatastoreOptions): string[] {
+  const args = ['--datastore-endpoint', ds.endpoints.join(',')];
+  if (ds.prefix && ds.prefix !== '/registry') args.push('--etcd-prefix', ds.prefix);
+  if (ds.caFile) args.push('--datastore-cafile', ds.caFile);
+  if (ds.certFile) args.push('--datastore-certfile', ds.certFile);
+  if (ds.keyFile) args.push('--datastore-keyfile', ds.keyFile);
+  return args;
+}

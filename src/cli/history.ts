@@ -1,7 +1,8 @@
 // `k1s history KIND/NAME [-n NS]`: every stored revision of one object, read from the store's revision log (until
 // compaction drops old ones), as the first version in full and then a diff per revision with who made it (the
 // field managers whose managedFields entries changed). The log is read directly from the database file: with the
-// WAL a reader does not block the running server.
+// WAL a reader does not block the running server. A cluster on etcd (DATA-DIR/db/etcd.json) is read from etcd, which
+// keeps every revision of a key until compaction (../storage/etcd/history.ts).
 import { parseArgs } from 'node:util';
 import type Database from 'better-sqlite3';
 import { builtinResources } from '../api/index.js';
@@ -9,6 +10,12 @@ import { YAML } from '../machinery/yaml.js';
 import { clusterInfo, resolveName } from './clusters.js';
 import { openStoreReadonly } from './snapshot.js';
 import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { storedFromBytes } from '../storage/dump.js';
+import { readDatastoreMarker, type DatastoreOptions } from '../cluster/datastore.js';
+import { EtcdClient } from '../storage/etcd/client.js';
+import { etcdKeyHistory, type KeyRevision } from '../storage/etcd/history.js';
+import { KeyLayout } from '../storage/etcd/keys.js';
 import { loadEncryptionConfig } from '../apiserver/encryption/config.js';
 import { KeyTransformers } from '../storage/encryption/key-transformers.js';
 import { secretsEncryptionConfigPath } from '../cluster/secrets-encryption.js';
@@ -38,15 +45,22 @@ function matches(n: Names, word: string): boolean {
   return [n.plural, n.singular, n.kind.toLowerCase(), ...(n.shortNames ?? [])].includes(res);
 }
 
-/** Resolves a kubectl-style resource word (pods, po, Deployment, deployments.apps, a CRD's names) to its keys. */
-export function resolveResource(word: string, db?: Database.Database): ResourceRef | undefined {
+const CRDS = '/registry/apiextensions.k8s.io/customresourcedefinitions/';
+
+/** The stored CustomResourceDefinitions of a SQLite store. */
+function sqliteCrds(db: Database.Database): (string | Uint8Array)[] {
+  return db.prepare("SELECT l.value FROM current c JOIN log l ON l.rev = c.rev WHERE c.key >= ? AND c.key < ?").pluck().all(CRDS, `${CRDS.slice(0, -1)}0`) as (string | Uint8Array)[];
+}
+
+/**
+ * Resolves a kubectl-style resource word (pods, po, Deployment, deployments.apps, a CRD's names) to its keys; the
+ * cluster's CRDs are read from its SQLite database, or given as their stored values.
+ */
+export function resolveResource(word: string, crds?: Database.Database | (string | Uint8Array)[]): ResourceRef | undefined {
   const candidates: Names[] = builtinResources().filter((d) => !d.virtual);
-  if (db) {
+  if (crds) {
     // CustomResourceDefinitions of the cluster
-    const rows = db
-      .prepare("SELECT l.value FROM current c JOIN log l ON l.rev = c.rev WHERE c.key >= '/registry/apiextensions.k8s.io/customresourcedefinitions/' AND c.key < '/registry/apiextensions.k8s.io/customresourcedefinitions0'")
-      .pluck()
-      .all() as (string | Uint8Array)[];
+    const rows = Array.isArray(crds) ? crds : sqliteCrds(crds);
     for (const v of rows) {
       if (typeof v !== 'string') continue; // encrypted at rest ('*.*'): its names are not readable here
       const crd = JSON.parse(v) as { spec: { group: string; scope: string; names: { plural: string; singular?: string; kind: string; shortNames?: string[] } } };
@@ -65,7 +79,9 @@ export function resolveResource(word: string, db?: Database.Database): ResourceR
 /** The cluster's encryption configuration as a decoder (--secrets-encryption, --encryption-provider-config). */
 function encryptionDecoder(dataDir: string, serverArgs: string[]): HistoryDecoder | undefined {
   const i = serverArgs.indexOf('--encryption-provider-config');
-  const path = serverArgs.includes('--secrets-encryption') ? secretsEncryptionConfigPath(dataDir) : i >= 0 ? serverArgs[i + 1] : undefined;
+  // a data dir of k1s server has no stored flags: its --secrets-encryption configuration is found where it lives
+  const own = serverArgs.includes('--secrets-encryption') || (i < 0 && existsSync(secretsEncryptionConfigPath(dataDir)));
+  const path = own ? secretsEncryptionConfigPath(dataDir) : i >= 0 ? serverArgs[i + 1] : undefined;
   if (!path || !existsSync(path)) return undefined;
   try {
     const t = new KeyTransformers(loadEncryptionConfig(path).overrides);
@@ -105,12 +121,41 @@ export function readHistory(db: Database.Database, key: string, decode?: History
     deleted: number;
     value: string | Uint8Array;
   }[];
+  return toRevisions(rows.map((r) => ({ revision: r.rev, createRevision: r.create_rev, deleted: !!r.deleted, value: r.value })), key, decode);
+}
+
+export function toRevisions(rows: KeyRevision[], key: string, decode?: HistoryDecoder): Revision[] {
   return rows.map((r) => ({
-    revision: r.rev,
-    createRevision: r.create_rev,
-    type: r.deleted ? 'DELETED' : r.create_rev === r.rev ? 'ADDED' : 'MODIFIED',
+    revision: r.revision,
+    createRevision: r.createRevision,
+    type: r.deleted ? 'DELETED' : r.createRevision === r.revision ? 'ADDED' : 'MODIFIED',
     object: objectOf(key, r.value, decode),
   }));
+}
+
+/** Where the history is read: the data dir's SQLite file, or the etcd it names. */
+interface HistorySource {
+  crds(): Promise<(string | Uint8Array)[]>;
+  revisions(key: string, decode?: HistoryDecoder): Promise<Revision[]>;
+  close(): void;
+}
+
+function sqliteSource(dbPath: string): HistorySource {
+  const db = openStoreReadonly(dbPath);
+  return { crds: async () => sqliteCrds(db), revisions: async (key, decode) => readHistory(db, key, decode), close: () => db.close() };
+}
+
+function etcdSource(ds: DatastoreOptions): HistorySource {
+  const client = new EtcdClient({ ...ds, timeoutMs: ds.timeoutMs ?? 5000 });
+  const layout = new KeyLayout(ds.prefix);
+  return {
+    crds: async () => {
+      const range = layout.range(CRDS)!;
+      return (await client.range({ key: Buffer.from(range.start), range_end: range.end })).kvs.map((kv) => storedFromBytes(kv.value));
+    },
+    revisions: async (key, decode) => toRevisions(await etcdKeyHistory(client, layout.toEtcd(key)), key, decode),
+    close: () => client.close(),
+  };
 }
 
 interface ManagedEntry {
@@ -210,7 +255,7 @@ const help = `Usage: k1s history KIND/NAME [flags]
 
 Shows every stored revision of an object from the cluster's revision log (back to the last compaction, about five
 minutes of history for objects that changed since), with a diff between consecutive revisions and the field
-managers that made each one. Works while the cluster runs.
+managers that made each one. Works while the cluster runs, on SQLite and on etcd.
 
 Examples:
   k1s history deployment/web
@@ -220,6 +265,7 @@ Examples:
 Flags:
   -n, --namespace NS       namespace of a namespaced object (default "default")
   --name NAME              the cluster (default k1s)
+  --data-dir DIR           the data dir of a cluster run with k1s server, instead of a name
   --show-managed-fields    include metadata.managedFields in the output
   -o, --output F           text (default) or json (the revisions as stored)
   -h, --help               show this help`;
@@ -234,6 +280,7 @@ export async function historyCommand(args: string[]): Promise<number> {
       options: {
         namespace: { type: 'string', short: 'n' },
         name: { type: 'string' },
+        'data-dir': { type: 'string' },
         'show-managed-fields': { type: 'boolean' },
         output: { type: 'string', short: 'o' },
         help: { type: 'boolean', short: 'h' },
@@ -257,23 +304,29 @@ export async function historyCommand(args: string[]): Promise<number> {
     console.error(`k1s history: ${'error' in r ? r.error : 'say which object: KIND/NAME, e.g. deployment/web'}\n\n${help}`);
     return 2;
   }
-  const info = clusterInfo(r.name);
-  let db: Database.Database;
+  if (values['data-dir'] && values.name) {
+    console.error(`k1s history: give a cluster name or --data-dir, not both\n\n${help}`);
+    return 2;
+  }
+  const info = values['data-dir'] ? { paths: { dir: resolve(values['data-dir']) }, state: undefined } : clusterInfo(r.name);
+  const dataDir = info.paths.dir;
+  let source: HistorySource;
   try {
-    db = openStoreReadonly(info.paths.db);
+    const etcd = readDatastoreMarker(dataDir);
+    source = etcd ? etcdSource(etcd) : sqliteSource(join(dataDir, 'db', 'state.db'));
   } catch (e) {
     console.error(`k1s history: ${(e as Error).message}`);
     return 1;
   }
   try {
-    const ref = resolveResource(kind, db);
+    const ref = resolveResource(kind, await source.crds());
     if (!ref) {
       console.error(`k1s history: the server doesn't have a resource type "${kind}" (see kubectl api-resources)`);
       return 1;
     }
     const ns = values.namespace ?? 'default';
     const key = ref.namespaced ? `${ref.prefix}${ns}/${objName}` : `${ref.prefix}${objName}`;
-    const revs = readHistory(db, key, encryptionDecoder(info.paths.dir, info.state?.serverArgs ?? []));
+    const revs = await source.revisions(key, encryptionDecoder(dataDir, info.state?.serverArgs ?? []));
     if (!revs.length) {
       const where = ref.namespaced ? ` in namespace "${ns}"` : '';
       console.error(`k1s history: no stored revisions of ${ref.kind} "${objName}"${where} (wrong namespace? use -n; or compacted away)`);
@@ -282,7 +335,10 @@ export async function historyCommand(args: string[]): Promise<number> {
     if (values.output === 'json') console.log(JSON.stringify(revs, null, 2));
     else console.log(formatHistory(revs, { managedFields: values['show-managed-fields'] }));
     return 0;
+  } catch (e) {
+    console.error(`k1s history: ${(e as Error).message}`);
+    return 1;
   } finally {
-    db.close();
+    source.close();
   }
 }

@@ -2,7 +2,7 @@
 // --secrets-encryption (k3s' command of that name). Its key file lives in the data dir and the server follows it;
 // reencrypt goes through the API as kube's own way does (every Secret replaced unchanged: the server rewrites
 // those stored under an older key), and which key each Secret is stored under is read from the database file
-// (a WAL reader does not block the running server).
+// (a WAL reader does not block the running server), or from etcd for a cluster on etcd (DATA-DIR/db/etcd.json).
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -10,6 +10,9 @@ import { HttpClient } from '../client/http.js';
 import { loadKubeconfig } from '../client/kubeconfig.js';
 import { dataDirTarget, type DataDirTarget } from './clusters.js';
 import { openStoreReadonly } from './snapshot.js';
+import { readDatastoreMarker } from '../cluster/datastore.js';
+import { EtcdClient } from '../storage/etcd/client.js';
+import { KeyLayout } from '../storage/etcd/keys.js';
 import { formatTable } from './status.js';
 import {
   newKey,
@@ -48,7 +51,18 @@ Exit status: 0 done, 1 failed, 2 usage error.`;
 const SECRETS = '/registry/core/secrets/';
 const TYPES: Record<string, string> = { aescbc: 'AES-CBC', aesgcm: 'AES-GCM', secretbox: 'XSalsa20-Poly1305', identity: 'identity' };
 
-/** How many Secrets are stored under each `provider:key` ("identity" for those not encrypted). */
+/** Stored values' first bytes → how many are under each `provider:key` ("identity" for those not encrypted). */
+function countByKey(heads: (string | Buffer)[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const h of heads) {
+    const m = typeof h === 'string' ? null : /^k8s:enc:([a-z0-9]+):v1:([^:]+):/.exec(h.toString('latin1'));
+    const k = m ? `${m[1]}:${m[2]}` : 'identity';
+    counts.set(k, (counts.get(k) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/** How many Secrets of a data dir's SQLite file are stored under each `provider:key`. */
 export function secretsByKey(dataDir: string): Map<string, number> {
   const db = openStoreReadonly(join(dataDir, 'db', 'state.db'));
   try {
@@ -56,26 +70,35 @@ export function secretsByKey(dataDir: string): Map<string, number> {
       .prepare(`SELECT substr(l.value, 1, 128) FROM current c JOIN log l ON l.rev = c.rev WHERE c.key >= ? AND c.key < ?`)
       .pluck()
       .all(SECRETS, SECRETS.slice(0, -1) + '0') as (string | Buffer)[];
-    const counts = new Map<string, number>();
-    for (const h of heads) {
-      const m = typeof h === 'string' ? null : /^k8s:enc:([a-z0-9]+):v1:([^:]+):/.exec(h.toString('latin1'));
-      const k = m ? `${m[1]}:${m[2]}` : 'identity';
-      counts.set(k, (counts.get(k) ?? 0) + 1);
-    }
-    return counts;
+    return countByKey(heads);
   } finally {
     db.close();
   }
 }
 
-function status(t: DataDirTarget): number {
+/** secretsByKey of the store the data dir's state is in: its SQLite file, or the etcd it names. */
+export async function storedSecretsByKey(dataDir: string): Promise<Map<string, number>> {
+  const etcd = readDatastoreMarker(dataDir);
+  if (!etcd) return existsSync(join(dataDir, 'db', 'state.db')) ? secretsByKey(dataDir) : new Map();
+  const client = new EtcdClient({ ...etcd, timeoutMs: 5000 });
+  try {
+    const range = new KeyLayout(etcd.prefix).range(SECRETS)!;
+    const r = await client.range({ key: Buffer.from(range.start), range_end: range.end });
+    const enc = Buffer.from('k8s:enc:');
+    return countByKey(r.kvs.map((kv) => (kv.value.subarray(0, enc.length).equals(enc) ? kv.value.subarray(0, 128) : '')));
+  } finally {
+    client.close();
+  }
+}
+
+async function status(t: DataDirTarget): Promise<number> {
   const path = secretsEncryptionConfigPath(t.dataDir);
   if (!existsSync(path)) {
     console.log('Encryption Status: Disabled (no --secrets-encryption key in this data dir)');
     return 0;
   }
   const keys = secretsKeys(readSecretsConfig(path));
-  const counts = existsSync(join(t.dataDir, 'db', 'state.db')) ? secretsByKey(t.dataDir) : new Map<string, number>();
+  const counts = await storedSecretsByKey(t.dataDir);
   console.log('Encryption Status: Enabled');
   console.log(`Configuration: ${path}`);
   console.log(`Active Key: ${keys[0]?.name ?? '(none)'}\n`);
@@ -147,7 +170,7 @@ async function reencrypt(t: DataDirTarget, kubeconfigFlag: string | undefined): 
           if (!/Conflict|NotFound|the object has been modified|not found/i.test(String((e as Error).message))) throw e;
         }
       }
-      const counts = secretsByKey(t.dataDir);
+      const counts = await storedSecretsByKey(t.dataDir);
       const behind = [...counts].filter(([k]) => k !== active).reduce((n, [, v]) => n + v, 0);
       if (!behind) {
         console.log(`${list.items.length} Secrets stored under ${c.keys[0]!.name}`);
@@ -164,10 +187,10 @@ async function reencrypt(t: DataDirTarget, kubeconfigFlag: string | undefined): 
   }
 }
 
-function prune(t: DataDirTarget): number {
+async function prune(t: DataDirTarget): Promise<number> {
   const c = configOrFail(t, 'prune');
   if (!c) return 1;
-  const counts = secretsByKey(t.dataDir);
+  const counts = await storedSecretsByKey(t.dataDir);
   const old = c.keys.slice(1);
   const inUse = old.filter((k) => (counts.get(`aescbc:${k.name}`) ?? 0) > 0);
   if (inUse.length) {
@@ -210,9 +233,9 @@ export async function secretsEncryptCommand(args: string[]): Promise<number> {
   }
   const t = dataDirTarget(values['data-dir'], values.name ?? nameArg);
   try {
-    if (verb === 'status') return status(t);
+    if (verb === 'status') return await status(t);
     if (verb === 'rotate') return rotate(t);
-    if (verb === 'prune') return prune(t);
+    if (verb === 'prune') return await prune(t);
     return await reencrypt(t, values.kubeconfig);
   } catch (e) {
     console.error(`k1s secrets-encrypt ${verb}: ${(e as Error).message}`);

@@ -5,6 +5,12 @@
 // not lock the file exclusively: they share it with the store's writer or checkpointer thread). Certificates and keys go along, so
 // ServiceAccount tokens and kubeconfigs of the snapshot stay valid, and so does the --secrets-encryption key.
 //
+// A cluster on etcd (DATA-DIR/db/etcd.json) is saved as a logical copy instead (datastore-copy.ts): its keys at one
+// revision, values as stored, written into the same db/state.db a SQLite snapshot holds, so that every snapshot
+// restores into SQLite or into etcd alike. etcd's own snapshot (Maintenance.Snapshot) would be the whole etcd
+// database, other users' keys included, and restoring it takes `etcdutl snapshot restore` into new member
+// directories, which k1s does not own.
+//
 // Restoring is a fork: the objects are those of the snapshot, but what belonged to the running processes of the
 // old cluster is deleted (as real deletes, with revisions, so history and watches stay consistent): Node objects
 // (their kubelets do not exist here; the new cluster's nodes register again and controllers re-create pods whose
@@ -13,14 +19,15 @@
 import { createRequire } from 'node:module';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import type Database from 'better-sqlite3';
 import * as tar from 'tar';
 import { openDatabase, readCurrentRevision } from '../storage/sqlite/schema.js';
 import { SqliteWrites, batchTransaction, type WriteOp } from '../storage/sqlite/writes.js';
-import { clusterInfo, clusterPaths, resolveName, writeState, type ClusterPaths } from './clusters.js';
-import { missingImagesReport, nodeImages, type SnapshotImage } from './snapshot-images.js';
-import { DATASTORE_MARKER } from '../cluster/datastore.js';
+import { writeState, type ClusterPaths } from './clusters.js';
+import type { SnapshotImage } from './snapshot-images.js';
+import { DATASTORE_MARKER, readDatastoreMarker, writeDatastoreMarker, type DatastoreOptions } from '../cluster/datastore.js';
+import { copyStore } from './datastore-copy.js';
+import { datastoreArgs } from './datastore-flags.js';
 
 const BetterSqlite3 = createRequire(import.meta.url)('better-sqlite3') as typeof Database;
 
@@ -33,6 +40,8 @@ export interface SnapshotManifest {
   cluster: string;
   /** the store revision the copy holds */
   revision: number;
+  /** the store it was taken from (absent: sqlite, as before etcd snapshots) */
+  datastore?: 'sqlite' | 'etcd';
   /** live objects in it */
   objects: number;
   /** the server flags worth keeping for a cluster started from it (simulated nodes, --disable-agent, …) */
@@ -56,7 +65,7 @@ export function openStoreReadonly(dbPath: string): Database.Database {
       // the message without the endpoints
     }
     throw new Error(
-      `this cluster keeps its state in etcd${where}, which this command does not read yet (it reads ${dbPath}); to save a snapshot, use "ETCDCTL_API=3 etcdctl --endpoints=… snapshot save FILE" and copy the data directory's tls/ with it`,
+      `this cluster keeps its state in etcd${where}, which this command does not read yet (it reads ${dbPath}); to read it here, copy it into SQLite: k1s snapshot save FILE, then k1s snapshot restore FILE --data-dir NEW-DIR`,
     );
   }
   if (!existsSync(dbPath)) throw new Error(`${dbPath} does not exist: the cluster has never started`);
@@ -78,7 +87,8 @@ export function openStoreReadonly(dbPath: string): Database.Database {
 
 /** Flags of the old cluster that describe the cluster rather than where it lives. */
 export function portableServerArgs(args: string[]): string[] {
-  const dropWithValue = new Set(['--data-dir', '--https-listen-port', '--write-kubeconfig']);
+  // where the state is (etcd) is not the cluster either: a snapshot restores into SQLite unless told otherwise
+  const dropWithValue = new Set(['--data-dir', '--https-listen-port', '--write-kubeconfig', '--datastore-endpoint', '--datastore-cafile', '--datastore-certfile', '--datastore-keyfile', '--etcd-prefix']);
   const out: string[] = [];
   for (let i = 0; i < args.length; i++) {
     if (dropWithValue.has(args[i])) i++;
@@ -88,25 +98,36 @@ export function portableServerArgs(args: string[]): string[] {
 }
 
 /** Saves the cluster at `paths` (running or not) into the tar file `file`. */
-export async function saveSnapshot(paths: ClusterPaths, file: string, opts: { serverArgs?: string[]; images?: SnapshotImage[] } = {}): Promise<SnapshotManifest> {
+export async function saveSnapshot(
+  paths: ClusterPaths,
+  file: string,
+  opts: { serverArgs?: string[]; images?: SnapshotImage[]; onProgress?: (copied: number) => void } = {},
+): Promise<SnapshotManifest> {
   const stage = mkdtempSync(join(dirname(resolve(file)), '.k1s-snapshot-'));
   try {
     mkdirSync(join(stage, 'db'), { mode: 0o700 });
-    const src = openStoreReadonly(paths.db);
+    const etcd = readDatastoreMarker(paths.dir);
     let revision: number;
     let objects: number;
-    try {
-      // one step (all pages at once): the copy is one read transaction, so one revision
-      await src.backup(join(stage, 'db', 'state.db'), { progress: () => 0x7fffffff });
-    } finally {
-      src.close();
-    }
-    const copy = new BetterSqlite3(join(stage, 'db', 'state.db'), { readonly: true });
-    try {
-      revision = readCurrentRevision(copy);
-      objects = copy.prepare('SELECT count(*) FROM current').pluck().get() as number;
-    } finally {
-      copy.close();
+    if (etcd) {
+      const r = await copyStore({ kind: 'etcd', etcd }, { kind: 'sqlite', dataDir: stage }, { onProgress: opts.onProgress });
+      revision = r.revision;
+      objects = r.copied;
+    } else {
+      const src = openStoreReadonly(paths.db);
+      try {
+        // one step (all pages at once): the copy is one read transaction, so one revision
+        await src.backup(join(stage, 'db', 'state.db'), { progress: () => 0x7fffffff });
+      } finally {
+        src.close();
+      }
+      const copy = new BetterSqlite3(join(stage, 'db', 'state.db'), { readonly: true });
+      try {
+        revision = readCurrentRevision(copy);
+        objects = copy.prepare('SELECT count(*) FROM current').pluck().get() as number;
+      } finally {
+        copy.close();
+      }
     }
     chmodSync(join(stage, 'db', 'state.db'), 0o600);
     const files = ['db/state.db'];
@@ -126,6 +147,7 @@ export async function saveSnapshot(paths: ClusterPaths, file: string, opts: { se
       createdAt: new Date().toISOString(),
       cluster: paths.name,
       revision,
+      datastore: etcd ? 'etcd' : 'sqlite',
       objects,
       serverArgs: portableServerArgs(opts.serverArgs ?? []),
       files,
@@ -179,8 +201,19 @@ export function forkDatabase(dbPath: string): number {
   }
 }
 
-/** Creates the data dir of a new cluster `paths` from a snapshot file (the cluster must not exist yet). */
-export async function restoreSnapshot(file: string, paths: ClusterPaths): Promise<{ manifest: SnapshotManifest; dropped: number }> {
+export interface RestoreOptions {
+  /** load the objects into this etcd instead of the new data dir's SQLite */
+  etcd?: DatastoreOptions;
+  /** replace what the etcd holds under its prefix */
+  force?: boolean;
+  onProgress?: (copied: number) => void;
+}
+
+/**
+ * Creates the data dir of a new cluster `paths` from a snapshot file (the cluster must not exist yet), its objects
+ * in its SQLite file or, with `etcd`, in that etcd (the data dir then names it, as a server on etcd leaves it).
+ */
+export async function restoreSnapshot(file: string, paths: ClusterPaths, opts: RestoreOptions = {}): Promise<{ manifest: SnapshotManifest; dropped: number }> {
   if (!existsSync(file) || !statSync(file).isFile()) throw new Error(`snapshot file ${file} does not exist`);
   if (existsSync(paths.dir)) throw new Error(`cluster "${paths.name}" already exists: delete it first (k1s delete ${paths.name}) or pick another --name`);
   const manifest = await readManifest(file);
@@ -191,97 +224,20 @@ export async function restoreSnapshot(file: string, paths: ClusterPaths): Promis
     chmodSync(stage, 0o700);
     await tar.x({ file, cwd: stage, filter: (p) => p !== 'manifest.json' });
     const dropped = forkDatabase(join(stage, 'db', 'state.db'));
+    let serverArgs = manifest.serverArgs;
+    if (opts.etcd) {
+      await copyStore({ kind: 'sqlite', dataDir: stage }, { kind: 'etcd', etcd: opts.etcd }, { force: opts.force, onProgress: opts.onProgress });
+      // the state lives in etcd: no second copy in the data dir to drift apart from it
+      for (const f of ['state.db', 'state.db-wal', 'state.db-shm', 'state.db.lock']) rmSync(join(stage, 'db', f), { force: true });
+      writeDatastoreMarker(stage, opts.etcd);
+      serverArgs = [...serverArgs, ...datastoreArgs(opts.etcd)];
+    }
     writeFileSync(join(stage, 'restored-from.json'), JSON.stringify(manifest, null, 2) + '\n', { mode: 0o600 });
     renameSync(stage, paths.dir);
-    writeState(paths, { name: paths.name, pid: 0, port: 0, startedAt: '', serverArgs: manifest.serverArgs });
+    writeState(paths, { name: paths.name, pid: 0, port: 0, startedAt: '', serverArgs });
     return { manifest, dropped };
   } catch (e) {
     rmSync(stage, { recursive: true, force: true });
     throw e;
-  }
-}
-
-const help = `Usage: k1s snapshot save FILE [NAME] [--name NAME]
-       k1s snapshot restore FILE --name NAME
-
-Copies a cluster's whole state (the object store at one revision, certificates and keys, and the list of images
-its node has) into one tar file while the cluster runs, and creates a new cluster from such a file. A restored
-cluster has the same objects; Nodes and Leases of the old cluster are dropped (its nodes register again,
-controllers re-create pods of vanished nodes). Images are not copied: restoring lists the snapshot's images, and
-"k1s start" of the new cluster names those its node lacks, to load with "k1s image load".
-
-Examples:
-  k1s snapshot save golden.tar                 # snapshot of the cluster "k1s"
-  k1s snapshot save ci.tar --name ci
-  k1s snapshot restore golden.tar --name ci-1  # then: k1s start ci-1
-  k1s start ci-2 --from-snapshot golden.tar    # restore and start in one go
-
-Flags:
-  --name NAME   the cluster (default k1s)
-  -h, --help    show this help
-
-Exit status: 0 done, 1 failed (no such cluster, the target exists, unreadable file), 2 usage error.`;
-
-/** The snapshot's images a new cluster's node will not have: all but the sandbox image, which the node imports. */
-async function imagesToLoad(manifest: SnapshotManifest): Promise<SnapshotImage[]> {
-  if (!manifest.images?.length) return [];
-  const i = manifest.serverArgs.indexOf('--pause-image');
-  const pause = i >= 0 ? manifest.serverArgs[i + 1] : (await import('../kubelet/node/agent.js')).DEFAULT_PAUSE_IMAGE;
-  return manifest.images.filter((img) => img.name !== pause);
-}
-
-export async function snapshotCommand(args: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args, allowPositionals: true, strict: true, options: { name: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
-  } catch (e) {
-    console.error(`k1s snapshot: ${(e as Error).message}\n\n${help}`);
-    return 2;
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    console.log(help);
-    return 0;
-  }
-  const [verb, file, nameArg, ...extra] = positionals;
-  const usage = (msg: string) => {
-    console.error(`k1s snapshot: ${msg}\n\n${help}`);
-    return 2;
-  };
-  if (verb !== 'save' && verb !== 'restore') return usage('say save or restore');
-  if (!file) return usage(`"${verb}" needs a FILE`);
-  if (extra.length) return usage(`unexpected arguments: ${extra.join(' ')}`);
-  if (verb === 'restore' && !values.name && !nameArg) return usage('restore needs the name of the new cluster: --name NAME');
-  const r = resolveName(nameArg, values.name);
-  if ('error' in r) return usage(r.error);
-  const t0 = performance.now();
-  try {
-    if (verb === 'save') {
-      const info = clusterInfo(r.name);
-      if (!info.state) {
-        console.error(`k1s snapshot: no cluster named "${r.name}": see k1s list`);
-        return 1;
-      }
-      const images = info.running ? await nodeImages(info.paths, info.state.serverArgs).catch(() => undefined) : undefined;
-      const m = await saveSnapshot(info.paths, file, { serverArgs: info.state.serverArgs, images });
-      const imageNote = images ? `, ${images.length} image name${images.length === 1 ? '' : 's'}` : '';
-      console.log(`snapshot of cluster "${r.name}" saved to ${file}: ${m.objects} objects at revision ${m.revision}${imageNote} (${Math.round(performance.now() - t0)} ms)`);
-      if (!images && !info.state.serverArgs.includes('--disable-agent')) {
-        console.error(`note: the image list was not recorded: the cluster's node is not running (start it and save again to record it)`);
-      }
-    } else {
-      const paths = clusterPaths(r.name);
-      const { manifest, dropped } = await restoreSnapshot(file, paths);
-      console.log(
-        `cluster "${r.name}" restored from ${file} (snapshot of "${manifest.cluster}", ${manifest.objects} objects, ${dropped} node/lease objects dropped; ${Math.round(performance.now() - t0)} ms)`,
-      );
-      // the new cluster's containerd is empty until it starts: every image of the snapshot but the sandbox image
-      for (const line of missingImagesReport(await imagesToLoad(manifest), r.name)) console.error(line);
-      console.log(`start it with: k1s start ${r.name}`);
-    }
-    return 0;
-  } catch (e) {
-    console.error(`k1s snapshot: ${(e as Error).message}`);
-    return 1;
   }
 }

@@ -54,7 +54,8 @@ Flags passed to k1s server (see k1s server --help), kept for later starts:
   --secrets-encryption     encrypt Secrets at rest with a generated key ("k1s secrets-encrypt" manages it)
   --datastore-endpoint URLS  keep the state in etcd (http(s)://host:2379, comma-separated) instead of SQLite
   --datastore-cafile FILE  the CA of etcd's serving certificates
-  --datastore-certfile FILE, --datastore-keyfile FILE  the client certificate k1s presents to etcd
+  --datastore-certfile FILE  the client certificate k1s presents to etcd
+  --datastore-keyfile FILE  its key
   --etcd-prefix PREFIX     the root of the cluster's keys in etcd (default /registry)
   -h, --help               show this help
 

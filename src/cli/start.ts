@@ -6,6 +6,7 @@ import { choosePort, clusterInfo, contextName, isServerProcess, lastLines, listC
 import { mergeKubeconfig, userKubeconfigPath } from './kubeconfig-merge.js';
 import { Progress } from './progress.js';
 import { restoreSnapshot } from './snapshot.js';
+import { datastoreFlags } from './datastore-flags.js';
 import { isStandaloneExecutable, withServerNodeFlags } from './server-node-flags.js';
 import { parseStartArgs, serverArgsFor, setFlag } from './start-args.js';
 import { sideBySideArgs } from './start-network.js';
@@ -17,6 +18,16 @@ function selfCommand(): { file: string; args: string[] } {
   const entry = process.env.K1S_SELF || process.argv[1];
   const nodeArgs = isStandaloneExecutable() ? process.execArgv : withServerNodeFlags(process.execArgv);
   return { file: process.execPath, args: [...nodeArgs, entry] };
+}
+
+/** The --datastore-* and --etcd-prefix flags among the flags passed through to the server. */
+function datastoreValues(passThrough: string[]): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (let i = 0; i < passThrough.length; i++) {
+    const f = passThrough[i]!;
+    if (f.startsWith('--datastore-') || f === '--etcd-prefix') values[f.slice(2)] = passThrough[++i]!;
+  }
+  return values;
 }
 
 /** Host ports the server will need besides the API port, with the flag that changes each. */
@@ -44,7 +55,10 @@ export async function startCommand(args: string[]): Promise<number> {
   if (flags.fromSnapshot) {
     progress.phase(`Restoring snapshot ${flags.fromSnapshot}`);
     try {
-      const { manifest } = await restoreSnapshot(flags.fromSnapshot, info.paths);
+      // a start on etcd restores into that etcd: the server would find an empty prefix otherwise
+      const etcd = datastoreFlags(datastoreValues(flags.passThrough));
+      if (typeof etcd === 'string') throw new Error(etcd);
+      const { manifest } = await restoreSnapshot(flags.fromSnapshot, info.paths, { etcd });
       progress.done(`(${manifest.objects} objects of cluster "${manifest.cluster}")`);
     } catch (e) {
       progress.fail((e as Error).message);

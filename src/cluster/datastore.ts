@@ -1,6 +1,6 @@
 // The cluster's store: SQLite in the data directory (the default), or etcd with --datastore-endpoint. What differs
 // between them for the rest of the cluster is here: how big the database is, and what the `etcd` health check asks.
-import { rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KeyTransformers } from '../storage/encryption/key-transformers.js';
 import { EtcdStore } from '../storage/etcd/store.js';
@@ -30,6 +30,35 @@ export interface OpenedStore {
 
 /** DIR/db/<this> names the etcd a cluster's state is in, while it runs on etcd */
 export const DATASTORE_MARKER = 'etcd.json';
+
+/**
+ * The etcd a data dir's state is in (DIR/db/etcd.json: endpoints, prefix and TLS files), or undefined when the
+ * state is in SQLite. Commands run without the server's flags (snapshot save) connect with it.
+ */
+export function readDatastoreMarker(dataDir: string): DatastoreOptions | undefined {
+  let text: string;
+  try {
+    text = readFileSync(join(dataDir, 'db', DATASTORE_MARKER), 'utf8');
+  } catch {
+    return undefined;
+  }
+  let m: DatastoreOptions;
+  try {
+    m = JSON.parse(text) as DatastoreOptions;
+  } catch {
+    m = { endpoints: [] };
+  }
+  if (!Array.isArray(m.endpoints) || !m.endpoints.length) {
+    throw new Error(`${join(dataDir, 'db', DATASTORE_MARKER)} names no etcd endpoint: start the server on etcd once to write it again, or remove it if the state is in SQLite`);
+  }
+  return { endpoints: m.endpoints, prefix: m.prefix, caFile: m.caFile, certFile: m.certFile, keyFile: m.keyFile };
+}
+
+/** Writes DIR/db/etcd.json (see readDatastoreMarker). */
+export function writeDatastoreMarker(dataDir: string, ds: DatastoreOptions): void {
+  const { endpoints, prefix = '/registry', caFile, certFile, keyFile } = ds;
+  writeFileSync(join(dataDir, 'db', DATASTORE_MARKER), `${JSON.stringify({ endpoints, prefix, caFile, certFile, keyFile })}\n`, { mode: 0o600 });
+}
 
 /** The store did not open: a message for the user, no stack */
 export class DatastoreUnavailable extends Error {}
@@ -66,7 +95,7 @@ export async function openDatastore(opts: {
       `cannot reach etcd at ${ds.endpoints.join(',')} (${e.message.replace(/\.?\s*Resolution note:\s*$/, '')}): start etcd, or check --datastore-endpoint and the --datastore-cafile/-certfile/-keyfile files`,
     );
   });
-  writeFileSync(marker, `${JSON.stringify({ endpoints: ds.endpoints, prefix: ds.prefix ?? '/registry' })}\n`, { mode: 0o600 });
+  writeDatastoreMarker(opts.dataDir, ds);
   let size = 0;
   return {
     store,

@@ -89,8 +89,8 @@ describe('k1s on etcd', () => {
     assert.equal((await k2.ok(['get', 'configmap', 'cm-1-33', '-o', 'jsonpath={.metadata.resourceVersion}'])).trim(), before);
     assert.match(await k2.ok(['get', 'deployment', 'web', '-o', 'name']), /deployment\.apps\/web/);
     assert.equal((await k2.ok(['get', '--raw', '/readyz/etcd'])).trim(), 'ok');
-    // what reads SQLite directly (snapshot save, history, secrets-encrypt) says where the state is instead
-    assert.throws(() => openStoreReadonly(join(server.dataDir, 'db', 'state.db')), /keeps its state in etcd \(http:\/\/127\.0\.0\.1:\d+\).*etcdctl .*snapshot save/);
+    // what reads SQLite directly (secrets-encrypt) says where the state is instead
+    assert.throws(() => openStoreReadonly(join(server.dataDir, 'db', 'state.db')), /keeps its state in etcd \(http:\/\/127\.0\.0\.1:\d+\).*k1s snapshot save FILE, then k1s snapshot restore FILE --data-dir/);
   });
 
   it('while etcd is down requests fail with a Status and /readyz/etcd fails; k1s carries on once it is back', async () => {

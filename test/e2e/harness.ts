@@ -34,10 +34,11 @@ export interface K1sServer {
  * Spawns `k1s server` on a free port and waits for its ready line; with `agent` it runs its real node (root,
  * containerd; ingress on free ports) and waits for the node too.
  */
-export async function startServer(opts: { dataDir?: string; port?: number; extraArgs?: string[]; env?: NodeJS.ProcessEnv; agent?: boolean } = {}): Promise<K1sServer> {
+export async function startServer(opts: { dataDir?: string; port?: number; extraArgs?: string[]; env?: NodeJS.ProcessEnv; agent?: boolean; sqlite?: boolean } = {}): Promise<K1sServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'k1s-e2e-'));
   const kubeconfig = join(dataDir, 'kubeconfig');
-  const storeArgs = await testDatastoreArgs(dataDir, opts.extraArgs);
+  // sqlite: this server's state must be in SQLite whatever K1S_TEST_DATASTORE says (a test of moving it)
+  const storeArgs = opts.sqlite ? [] : await testDatastoreArgs(dataDir, opts.extraArgs);
   const proc = spawn(
     process.execPath,
     [k1sBin, 'server', '--data-dir', dataDir, '--https-listen-port', String(opts.port ?? 0), '--write-kubeconfig', kubeconfig, ...(opts.agent ? ['--ingress-http-port', '0', '--ingress-https-port', '0', '--registry-port', '0'] : ['--disable-agent']), ...storeArgs, ...(opts.extraArgs ?? [])],

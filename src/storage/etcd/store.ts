@@ -189,8 +189,8 @@ export class EtcdStore implements Store {
   stale(key: string, modRevision: number): Promise<boolean> {
     return this.run(async () => {
       if (this.values.plain) return false;
-      const r = await this.client.range({ key: this.etcdKey(key), revision: modRevision });
-      const kv = r.kvs[0];
+      // the latest value, not a read at modRevision: that fails once compaction has passed it, the key unchanged
+      const kv = (await this.client.range({ key: this.etcdKey(key) })).kvs[0];
       return !!kv && kv.mod_revision === modRevision && this.values.stale(key, kv.value);
     });
   }

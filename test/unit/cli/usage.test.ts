@@ -34,7 +34,11 @@ test('exit codes: 0 help, 2 usage errors, 1 failures', async (t) => {
   assert.equal(await code('help', 'start'), 0);
   assert.equal(await code('bogus'), 2);
   assert.equal(await code('version', 'x'), 2);
-  for (const args of [['start', '--port', 'x'], ['start', '--cluster-cidr', 'nope'], ['start', '--ingress-http-port', '99999'], ['stop', 'a', 'b'], ['stop', '--bogus'], ['delete', 'Bad_Name'], ['status', '--timeout', '1'], ['logs', '--tail', 'x'], ['snapshot', 'copy', 'f'], ['image', 'rm'], ['list', '-o', 'yaml'], ['completion']]) {
+  for (const args of [['start', '--port', 'x'], ['start', '--cluster-cidr', 'nope'], ['start', '--ingress-http-port', '99999'], ['stop', 'a', 'b'], ['stop', '--bogus'], ['delete', 'Bad_Name'], ['status', '--timeout', '1'], ['logs', '--tail', 'x'], ['snapshot', 'copy', 'f'], ['image', 'rm'], ['list', '-o', 'yaml'], ['completion'],
+    ['datastore'], ['datastore', 'copy'], ['datastore', 'migrate', '--from', 'sqlite:/a'], ['datastore', 'migrate', '--from', 'sqlite:/a', '--to', 'sqlite:/b'],
+    ['datastore', 'migrate', '--from', 'mysql:x', '--to', 'etcd:http://127.0.0.1:1'], ['datastore', 'migrate', '--from', 'sqlite:/a', '--to', 'etcd:ftp://x'],
+    ['snapshot', 'save', 'f', '--datastore-endpoint', 'http://127.0.0.1:1'], ['snapshot', 'restore', 'f', '--name', 'x', '--force'],
+    ['snapshot', 'restore', 'f', '--name', 'x', '--etcd-prefix', '/p'], ['snapshot', 'save', 'f', 'x', '--data-dir', '/d']]) {
     assert.equal(await code(...args), 2, args.join(' '));
   }
   assert.equal(await code('stop', 'missing'), 1);
