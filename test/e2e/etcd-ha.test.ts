@@ -139,6 +139,24 @@ describe('two k1s servers on one etcd', () => {
     }
   });
 
+  it('a list paged on one server continues on the other, and a watch from its resourceVersion resumes there', async () => {
+    const [a, b] = [servers.a!, servers.b!];
+    for (const n of ['page-1', 'page-2', 'page-3']) await k(a).ok(['-n', 'kube-public', 'create', 'configmap', n]);
+    type List = { metadata: { continue?: string; resourceVersion: string }; items: { metadata: { name: string } }[] };
+    const first = JSON.parse(await k(a).ok(['get', '--raw', '/api/v1/namespaces/kube-public/configmaps?limit=2'])) as List;
+    assert.ok(first.metadata.continue, 'a continue token');
+    const rest = JSON.parse(await k(b).ok(['get', '--raw', `/api/v1/namespaces/kube-public/configmaps?limit=2&continue=${encodeURIComponent(first.metadata.continue!)}`])) as List;
+    const names = [...first.items, ...rest.items].map((i) => i.metadata.name).filter((n) => n.startsWith('page-'));
+    assert.deepEqual(names, ['page-1', 'page-2', 'page-3']);
+    // both pages are of one snapshot: the second answers at the first one's resourceVersion
+    assert.equal(rest.metadata.resourceVersion, first.metadata.resourceVersion);
+    await k(a).ok(['-n', 'kube-public', 'create', 'configmap', 'page-4']);
+    const w = await k(b).ok(['get', '--raw', `/api/v1/namespaces/kube-public/configmaps?watch=1&resourceVersion=${first.metadata.resourceVersion}&timeoutSeconds=1`]);
+    // only what came after the list's snapshot
+    assert.match(w, /"type":"ADDED","object":\{[^\n]*"name":"page-4"/);
+    assert.doesNotMatch(w, /"name":"page-3"/);
+  });
+
   it('one server runs the controllers; a Deployment created through the other gets its ReplicaSet and Pods', async () => {
     const [a, b] = [servers.a!, servers.b!];
     const holder = await holderOf(a, 'kube-controller-manager');
