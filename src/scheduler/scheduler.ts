@@ -216,7 +216,10 @@ export class Scheduler implements Controller {
       const q = await this.queue.pop();
       if (!q || this.stopped) return;
       try {
-        this.scheduleOne(q);
+        // a failure's status write is made before the next pod, as kube-scheduler's failure handler makes it inline:
+        // a burst of failures cannot queue thousands of writes ahead of the cluster's other writes
+        const failed = this.scheduleOne(q);
+        if (failed) await failed;
       } catch (e) {
         this.ctx.log(`k1s: scheduler: ${q.key}: ${(e as Error).message}`);
         this.metrics?.finish(q, 'error');
@@ -227,7 +230,7 @@ export class Scheduler implements Controller {
     }
   }
 
-  private scheduleOne(q: QueuedPod): void {
+  private scheduleOne(q: QueuedPod): Promise<void> | void {
     const pod = this.pods.getByKey(q.key) as PodLike | undefined;
     if (!pod || pod.metadata.uid !== q.uid || !this.pending(pod) || this.cache.isAssumed(q.uid)) {
       this.queue.done(q.key);
@@ -236,10 +239,7 @@ export class Scheduler implements Controller {
     tracePod(pod, 'scheduler: cycle starts');
     const info = podInfo(pod);
     const nodes = this.cache.nodes();
-    if (nodes.length === 0) {
-      this.fail(q, pod, NO_NODES_AVAILABLE, []);
-      return;
-    }
+    if (nodes.length === 0) return this.fail(q, pod, NO_NODES_AVAILABLE, []);
     // with no nominations anywhere, filtering skips asking for them node by node
     const nominatedOn = this.nominator.empty ? undefined : this.nominator.forPod;
     // a pod nominated by an earlier preemption tries its nominated node first (evaluateNominatedNode)
@@ -248,10 +248,7 @@ export class Scheduler implements Controller {
     if (nominatedNode?.node && !filtersWithNominated(info, nominatedNode, nominatedOn)) placement = { host: nominatedNode, statuses: new Map(), nextStart: this.nextStartNodeIndex };
     placement ??= findPlacement(info, nodes, { start: this.nextStartNodeIndex, random: this.random, nominatedOn });
     this.nextStartNodeIndex = placement.nextStart;
-    if (!placement.host) {
-      this.postFilter(q, pod, info, nodes, placement.statuses);
-      return;
-    }
+    if (!placement.host) return this.postFilter(q, pod, info, nodes, placement.statuses);
     q.algorithmEnd = performance.now();
     this.cache.assume(pod, placement.host.name);
     // VolumeBinding's Reserve: PVs and provisioning promised to this pod before the next one is scheduled
@@ -304,7 +301,7 @@ export class Scheduler implements Controller {
   }
 
   /** DefaultPreemption's PostFilter, then the FitError; victims are evicted in the background. */
-  private postFilter(q: QueuedPod, pod: PodLike, info: PodInfo, nodes: NodeInfo[], statuses: Map<NodeInfo, FilterStatus>): void {
+  private postFilter(q: QueuedPod, pod: PodLike, info: PodInfo, nodes: NodeInfo[], statuses: Map<NodeInfo, FilterStatus>): Promise<void> {
     const pdbs = this.pdbs.list().map((d) => pdbView(d as PodDisruptionBudget)).filter((d): d is PdbView => !!d);
     const outcome = preempt(info, nodes, statuses, {
       pdbs,
@@ -317,8 +314,7 @@ export class Scheduler implements Controller {
     if (outcome.kind !== 'nominate') {
       // no candidate clears the nomination; an ineligible pod keeps it
       if (outcome.kind === 'none') this.nominator.remove(q.uid);
-      this.fail(q, pod, fitErrorMessage(nodes.length, statuses.values(), outcome.message), plugins, { nominate: outcome.kind === 'none' ? '' : undefined });
-      return;
+      return this.fail(q, pod, fitErrorMessage(nodes.length, statuses.values(), outcome.message), plugins, { nominate: outcome.kind === 'none' ? '' : undefined });
     }
     const { node, pods: victims } = outcome.candidate;
     // lower-priority pods nominated there may no longer fit: they look elsewhere
@@ -332,38 +328,42 @@ export class Scheduler implements Controller {
       this.queue.updated(objectKey(d));
     }
     this.nominator.add(pod, node.name);
-    this.fail(q, pod, fitErrorMessage(nodes.length, statuses.values()), plugins, { nominate: node.name });
+    const written = this.fail(q, pod, fitErrorMessage(nodes.length, statuses.values()), plugins, { nominate: node.name });
     void executePreemption({ client: this.ctx.client, recorder: this.recorder, log: this.ctx.log, now: () => this.ctx.now() }, pod, node.name, victims, demoted);
+    return written;
   }
 
-  private fail(q: QueuedPod, pod: PodLike, message: string, plugins: string[], opts: { nominate?: string } = {}): void {
+  private fail(q: QueuedPod, pod: PodLike, message: string, plugins: string[], opts: { nominate?: string } = {}): Promise<void> {
     this.metrics?.finish(q, 'unschedulable', performance.now());
     this.queue.addUnschedulable(q.key, plugins);
-    this.report(pod, message, 'Unschedulable', opts);
+    return this.report(pod, message, 'Unschedulable', opts);
   }
 
   /**
    * FailedScheduling event plus the PodScheduled=False condition (written only when it changes); `nominate` sets
    * (a node) or clears ('') status.nominatedNodeName, undefined leaves it.
    */
-  private report(pod: PodLike, message: string, reason: string, opts: { nominate?: string } = {}): void {
+  private report(pod: PodLike, message: string, reason: string, opts: { nominate?: string } = {}): Promise<void> {
     this.recorder.event(pod, 'Warning', 'FailedScheduling', message);
     const cur = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
     const nominated = pod.status?.nominatedNodeName ?? '';
     const nominate = opts.nominate !== undefined && opts.nominate !== nominated ? opts.nominate : undefined;
-    if (cur && cur.status === 'False' && cur.reason === reason && cur.message === message && nominate === undefined) return;
+    if (cur && cur.status === 'False' && cur.reason === reason && cur.message === message && nominate === undefined) return Promise.resolve();
     const t = cur && cur.status === 'False' ? (cur.lastTransitionTime as string | undefined) : undefined;
     const cond = { type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: t ?? rfc3339(this.ctx.now()), reason, message };
     const status: Record<string, unknown> = { conditions: [cond] };
     if (nominate !== undefined) status.nominatedNodeName = nominate || null;
     const ns = pod.metadata.namespace!;
-    this.ctx.client
+    return this.ctx.client
       .resource('v1', 'pods')
       .patch(ns, pod.metadata.name!, 'strategic', { status }, { subresource: 'status' })
-      .catch((e) => {
-        if (e instanceof StatusError && (e.code === 404 || e.code === 409)) return;
-        this.ctx.log(`k1s: scheduler: status of ${ns}/${pod.metadata.name}: ${(e as Error).message}`);
-      });
+      .then(
+        () => undefined,
+        (e) => {
+          if (e instanceof StatusError && (e.code === 404 || e.code === 409)) return;
+          this.ctx.log(`k1s: scheduler: status of ${ns}/${pod.metadata.name}: ${(e as Error).message}`);
+        },
+      );
   }
 }
 
