@@ -81,12 +81,13 @@ test('snapshot save/restore on etcd and migrate between SQLite and etcd keep eve
   // secrets-encrypt counts and rewrites the Secrets in etcd: rotate, reencrypt, prune
   const status = await k1s('secrets-encrypt', 'status', '--data-dir', a);
   assert.equal(status.code, 0, status.out);
-  assert.match(status.stdout, /^ \* +AES-CBC +\S+ +1$/m);
+  // the Secret "db" and the server's join token
+  assert.match(status.stdout, /^ \* +AES-CBC +\S+ +2$/m);
   assert.match(status.stdout, /^ +identity +\(not encrypted\) +0$/m);
   assert.equal((await k1s('secrets-encrypt', 'rotate', '--data-dir', a)).code, 0);
   const re = await k1s('secrets-encrypt', 'reencrypt', '--data-dir', a);
   assert.equal(re.code, 0, re.out);
-  assert.match(re.stdout, /^1 Secrets stored under \S+$/m);
+  assert.match(re.stdout, /^2 Secrets stored under \S+$/m);
   const pruned = await k1s('secrets-encrypt', 'prune', '--data-dir', a);
   assert.equal(pruned.code, 0, pruned.out);
   assert.match(pruned.stdout, /^dropped \S+; active key: \S+$/m);

@@ -144,6 +144,8 @@ describe('csrsigning and csrapproving controllers', () => {
   });
 
   it('auto-approves a node client CSR once RBAC lets its requester create selfnodeclient, then signs it', async () => {
+    // k1s binds it for system:nodes at start, as kubeadm does: without that binding renewal waits
+    await c.client.resource('rbac.authorization.k8s.io/v1', 'clusterrolebindings').delete('', 'k1s:node-autoapprove-certificate-rotation');
     const node = new LocalClient(c.registry, { name: 'system:node:n2', groups: ['system:nodes', 'system:authenticated'] });
     const nodeCsrs = node.resource('certificates.k8s.io/v1', 'certificatesigningrequests');
     await nodeCsrs.create('', csrObject('node-n2', opensslCsr('/O=system:nodes/CN=system:node:n2'), 'kubernetes.io/kube-apiserver-client-kubelet', ['digital signature', 'client auth']));
