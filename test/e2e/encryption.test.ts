@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { secretsByKey } from '../../src/cli/secrets-encrypt.js';
+import { storedSecretsByKey } from '../../src/cli/secrets-encrypt.js';
 import { storedBytes } from './datastore.js';
 import { k1sBin, kubectl, removeDir, run, startServer, until, type K1sServer } from './harness.js';
 
@@ -55,13 +55,13 @@ describe('--encryption-provider-config (aescbc)', () => {
     await k.ok(['create', 'secret', 'generic', 's1', `--from-literal=password=${plaintext}`]);
     assert.equal(Buffer.from(await k.ok(['get', 'secret', 's1', '-o', 'jsonpath={.data.password}']), 'base64').toString(), plaintext);
     // "before" and the server's join token (kube-system/bootstrap-token-…) were written in the clear
-    assert.deepEqual(Object.fromEntries(secretsByKey(dataDir)), { identity: 2, 'aescbc:key1': 1 });
+    assert.deepEqual(Object.fromEntries(await storedSecretsByKey(dataDir)), { identity: 2, 'aescbc:key1': 1 });
   });
 
   it('the database file holds neither the value nor its base64 once every Secret is replaced, only the prefix', async () => {
     const list = await k.ok(['get', 'secrets', '-A', '-o', 'json']);
     await k.ok(['replace', '-f', '-'], { input: list });
-    assert.deepEqual(Object.fromEntries(secretsByKey(dataDir)), { 'aescbc:key1': 3 });
+    assert.deepEqual(Object.fromEntries(await storedSecretsByKey(dataDir)), { 'aescbc:key1': 3 });
     // the history of "before" still holds its plain revision until compaction; s1 never was plain
     await k.ok(['create', 'secret', 'generic', 's2', '--from-literal=token=never-stored-in-the-clear-42']);
     const bytes = await storedBytes(dataDir);
@@ -85,7 +85,7 @@ describe('--encryption-provider-config (aescbc)', () => {
     assert.equal(Buffer.from(await k.ok(['get', 'secret', 's1', '-o', 'jsonpath={.data.password}']), 'base64').toString(), plaintext);
     const list = await k.ok(['get', 'secrets', '-A', '-o', 'json']);
     await k.ok(['replace', '-f', '-'], { input: list });
-    const counts = Object.fromEntries(secretsByKey(dataDir));
+    const counts = Object.fromEntries(await storedSecretsByKey(dataDir));
     assert.deepEqual(Object.keys(counts), ['aescbc:key2']);
   });
 
@@ -152,7 +152,7 @@ describe('--secrets-encryption and k1s secrets-encrypt', () => {
     const active = /new key (\S+) is active/.exec(rot.stdout)![1]!;
     const re = await k1s('reencrypt');
     assert.equal(re.code, 0, re.stderr + re.stdout);
-    assert.deepEqual(Object.fromEntries(secretsByKey(dir)), { [`aescbc:${active}`]: 3 });
+    assert.deepEqual(Object.fromEntries(await storedSecretsByKey(dir)), { [`aescbc:${active}`]: 3 });
     const pr = await k1s('prune');
     assert.equal(pr.code, 0, pr.stderr);
     assert.match(pr.stdout, /dropped aescbckey;/);
