@@ -1,6 +1,7 @@
 // etcd beside SQLite (issue 28), in one run so the figures compare as ratios: creates at 8 and 32 clients with their
 // p99, a list of 10,000 pods (whole and in pages), a watch fan-out, and scheduling 10,000 pods on 100 simulated
-// nodes; with the memory and CPU of the k1s server and of each etcd member. etcd is Debian's, three members on
+// nodes; with the memory and CPU of the k1s server and of each etcd member. The two servers run side by side and
+// each step runs on one and then the other, so other load on the machine falls on both. etcd is Debian's, three members on
 // loopback with their own data directories (as test/etcd-member.ts starts them for the tests).
 import https from 'node:https';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -124,22 +125,34 @@ async function fanOut(s: Server, watchers: number, total: number): Promise<{ eve
   return { events: watchers * total, secs, p99: pct(lat, 99) };
 }
 
-async function measure(store: Store): Promise<Figures> {
-  const dir = mkdtempSync(join(tmpdir(), 'k1s-bench-etcd-'));
-  const { server } = await startServer(dir, ['--disable-controller-manager', '--disable-scheduler', ...store.args]);
-  const cpu0 = cpuMs(server.proc.pid!);
-  await namespace(server, 'b');
-  await creates(server, 'b', 8, 300, cm('warm'));
-  const creates8 = await creates(server, 'b', 8, 3000, cm('c8'));
-  const creates32 = await creates(server, 'b', 32, 3000, cm('c32'));
-  const podCreates = await creates(server, 'b', 32, 10_000, pod, 'pods');
-  const listAll = await listMs(server, 'b');
-  const listPaged = await listMs(server, 'b', 500);
-  const fan = await fanOut(server, 100, 500);
-  const figures = { creates8, creates32, podCreates, listAll, listPaged, fanOut: fan, serverRss: rssMiB(server.proc.pid!), serverCpuMs: cpuMs(server.proc.pid!) - cpu0 };
-  await stop(server);
-  rmSync(dir, { recursive: true, force: true });
-  return figures;
+/** Both servers run side by side and each step is taken on one, then at once on the other: the load other work
+ *  puts on this shared machine falls on both alike. */
+async function measureBoth(stores: [Store, Store]): Promise<[Figures, Figures]> {
+  const dirs = stores.map(() => mkdtempSync(join(tmpdir(), 'k1s-bench-etcd-')));
+  const servers = await Promise.all(stores.map(async (st, i) => (await startServer(dirs[i]!, ['--disable-controller-manager', '--disable-scheduler', ...st.args])).server));
+  const cpu0 = servers.map((s) => cpuMs(s.proc.pid!));
+  const both = async <T>(step: (s: Server) => Promise<T>): Promise<[T, T]> => [await step(servers[0]!), await step(servers[1]!)];
+  await both((s) => namespace(s, 'b'));
+  await both((s) => creates(s, 'b', 8, 300, cm('warm')));
+  const creates8 = await both((s) => creates(s, 'b', 8, 3000, cm('c8')));
+  const creates32 = await both((s) => creates(s, 'b', 32, 3000, cm('c32')));
+  const podCreates = await both((s) => creates(s, 'b', 32, 10_000, pod, 'pods'));
+  const listAll = await both((s) => listMs(s, 'b'));
+  const listPaged = await both((s) => listMs(s, 'b', 500));
+  const fan = await both((s) => fanOut(s, 100, 500));
+  const figures = servers.map((s, i) => ({
+    creates8: creates8[i]!,
+    creates32: creates32[i]!,
+    podCreates: podCreates[i]!,
+    listAll: listAll[i]!,
+    listPaged: listPaged[i]!,
+    fanOut: fan[i]!,
+    serverRss: rssMiB(s.proc.pid!),
+    serverCpuMs: cpuMs(s.proc.pid!) - cpu0[i]!,
+  }));
+  await Promise.all(servers.map((s) => stop(s)));
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  return [figures[0]!, figures[1]!];
 }
 
 const ratio = (etcd: number, sqlite: number) => `${(etcd / sqlite).toFixed(2)}×`;
@@ -149,8 +162,7 @@ export async function benchEtcd(row: Row): Promise<void> {
   try {
     const onEtcd: Store = { name: 'etcd', args: ['--datastore-endpoint', etcd.endpoints.join(',')] };
     const etcdCpu0 = etcd.members.map((m) => cpuMs(m.pid!));
-    const sq = await measure({ name: 'SQLite', args: [] });
-    const et = await measure(onEtcd);
+    const [sq, et] = await measureBoth([{ name: 'SQLite', args: [] }, onEtcd]);
     const etcdCpu = etcd.members.map((m, i) => cpuMs(m.pid!) - etcdCpu0[i]!);
     const both = (label: string, a: { rate: number; p99: number }, b: { rate: number; p99: number }) =>
       row(`${label}, SQLite · etcd (3 members)`, `${a.rate.toFixed(0)}/s p99 ${a.p99.toFixed(0)} ms · ${b.rate.toFixed(0)}/s p99 ${b.p99.toFixed(0)} ms (etcd ${ratio(b.rate, a.rate)})`);
@@ -164,9 +176,12 @@ export async function benchEtcd(row: Row): Promise<void> {
     row('k1s server after those rows: RSS, CPU, SQLite · etcd', `${sq.serverRss} MiB, ${(sq.serverCpuMs / 1000).toFixed(1)} s · ${et.serverRss} MiB, ${(et.serverCpuMs / 1000).toFixed(1)} s`);
     row('each etcd member after them: RSS, CPU', etcd.members.map((m, i) => `${m.name} ${rssMiB(m.pid!)} MiB, ${(etcdCpu[i]! / 1000).toFixed(1)} s`).join(' · '));
     if (process.env.K1S_BENCH_ETCD_SCHED !== 'skip') {
-      await benchPendingBacklog(row, 10_000, 100, { label: ', SQLite' });
-      // its own prefix: the API rows' objects stay in etcd under /registry
-      await benchPendingBacklog(row, 10_000, 100, { label: ', etcd (3 members)', serverArgs: [...onEtcd.args, '--etcd-prefix', '/sched'] });
+      // whole clusters, one after the other: twice each, alternating, so a burst of other load shows as a spread
+      for (const round of [1, 2]) {
+        await benchPendingBacklog(row, 10_000, 100, { label: `, SQLite (round ${round})` });
+        // its own prefix: the API rows' objects stay in etcd under /registry
+        await benchPendingBacklog(row, 10_000, 100, { label: `, etcd, 3 members (round ${round})`, serverArgs: [...onEtcd.args, '--etcd-prefix', `/sched${round}`] });
+      }
     }
   } finally {
     await etcd.stop();

@@ -6,6 +6,7 @@ import { clusterInfo, contextName, type ClusterPaths } from './clusters.js';
 import { removeKubeconfigEntries, userKubeconfigPath } from './kubeconfig-merge.js';
 import { parseDuration, stopCluster } from './stop.js';
 import { parseClusterArgs } from './command-args.js';
+import { readDatastoreMarker } from '../cluster/datastore.js';
 
 /** Mount points at or under dir, deepest first (octal escapes of /proc/mounts decoded). */
 export function mountsUnder(dir: string, mountsText?: string): string[] {
@@ -99,6 +100,8 @@ export async function deleteCommand(args: string[]): Promise<number> {
     else console.log(`no cluster named "${r.name}"; nothing to delete`);
     return 0;
   }
+  // the data dir goes, but not what the cluster keeps in an etcd it does not own (k3s leaves an external datastore too)
+  const etcd = readDatastoreMarker(info.paths.dir);
   try {
     const stopped = await stopCluster(info.paths, { timeoutMs });
     if (stopped.wasRunning) console.log(`cluster "${r.name}" stopped${stopped.killed ? ' (killed after the timeout)' : ''}`);
@@ -109,5 +112,9 @@ export async function deleteCommand(args: string[]): Promise<number> {
   }
   if (removedEntries) console.log(`kubeconfig entries "${contextName(r.name)}" removed from ${kubeconfig}`);
   console.log(`cluster "${r.name}" deleted`);
+  if (etcd) {
+    const prefix = etcd.prefix ?? '/registry';
+    console.log(`its objects stay in etcd under ${prefix}/; to remove them: ETCDCTL_API=3 etcdctl --endpoints=${etcd.endpoints.join(',')} del --prefix ${prefix}/`);
+  }
   return 0;
 }
