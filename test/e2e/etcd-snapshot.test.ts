@@ -189,4 +189,9 @@ test('snapshot save/restore on etcd and migrate between SQLite and etcd keep eve
     const stopped = await named('stop', 'fork');
     assert.equal(stopped.code, 0, stopped.stdout + stopped.stderr);
   }
+  // k1s delete removes the data dir but not the etcd it does not own, and says how to clear the prefix
+  const deleted = await named('delete', 'fork');
+  assert.equal(deleted.code, 0, deleted.stdout + deleted.stderr);
+  assert.match(deleted.stdout, /^its objects stay in etcd under \/forked\/; to remove them: ETCDCTL_API=3 etcdctl --endpoints=https:\/\/127\.0\.0\.1:\d+ del --prefix \/forked\/$/m);
+  assert.match(await etcd.etcdctl('get', '--keys-only', '/forked/configmaps/default/second'), /\/forked\/configmaps\/default\/second/);
 });
