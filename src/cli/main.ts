@@ -4,6 +4,7 @@ import { serverCommand } from './server.js';
 
 const commands: Record<string, { summary: string; run: (args: string[]) => Promise<number | void> }> = {
   server: { summary: 'run the cluster (API server, controllers, scheduler, nodes) in the foreground', run: serverCommand },
+  agent: { summary: 'join this machine to a running k1s server as a node (token discovery, TLS bootstrapping)', run: async (a) => (await import('./agent.js')).agentCommand(a) },
   node: { summary: 'add, remove or list simulated nodes of a running cluster', run: nodeCommand },
   image: { summary: "load, list and remove the images of a cluster's containerd", run: async (args) => (await import('./image.js')).imageCommand(args) },
   // cluster lifecycle (named clusters, see clusters.ts); loaded on use so `k1s server` does not pay for them

@@ -1,0 +1,132 @@
+// Kubelet TLS bootstrapping (kubelet's --bootstrap-kubeconfig): a CertificateSigningRequest filed with the bootstrap
+// token for a kubernetes.io/kube-apiserver-client-kubelet certificate (CN system:node:<name>, O system:nodes),
+// waited on until the controllers approve and sign it; the same for the kubelet's serving certificate
+// (kubernetes.io/kubelet-serving) with the node's own credential. The credentials live in the agent's data dir:
+// kubelet.kubeconfig (0600, the client certificate and key embedded) and pki/kubelet-serving.{crt,key}.
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import type { KObject } from '../../api/types.js';
+import type { Client } from '../../client/types.js';
+import { YAML } from '../../machinery/yaml.js';
+import { coversNames, isExpired, isSignedBy, keyMatchesCert, needsRenewal, subjectOf } from '../../pki/certs.js';
+import { createCertificateRequest, type CertificateRequestOptions } from '../../pki/csr-create.js';
+import { CERT_MODE, DIR_MODE, ensureParentDir, KEY_MODE, readIfExists, writeFileAtomic } from '../../pki/fsutil.js';
+import { kubeconfigYaml, writeKubeconfig } from '../../pki/kubeconfig.js';
+import { NODES_GROUP, nodeUser } from '../../pki/node-credential.js';
+import { JoinError } from './discovery.js';
+
+type CSR = KObject & { status?: { certificate?: string; conditions?: { type: string; status?: string; reason?: string; message?: string }[] } };
+
+export const CLIENT_SIGNER = 'kubernetes.io/kube-apiserver-client-kubelet';
+export const SERVING_SIGNER = 'kubernetes.io/kubelet-serving';
+
+export interface IssuedPair {
+  certPem: string;
+  keyPem: string;
+}
+
+/** Files a CSR and waits for its certificate; `onApproved` is called once it is approved. */
+export async function requestCertificate(
+  client: Client,
+  opts: { signerName: string; usages: string[]; request: CertificateRequestOptions; timeoutMs?: number; onApproved?: () => void },
+): Promise<IssuedPair> {
+  const { csrPem, keyPem } = await createCertificateRequest(opts.request);
+  const name = `node-csr-${randomBytes(8).toString('hex')}`;
+  const csrs = client.resource('certificates.k8s.io/v1', 'certificatesigningrequests');
+  await csrs.create('', {
+    apiVersion: 'certificates.k8s.io/v1',
+    kind: 'CertificateSigningRequest',
+    metadata: { name },
+    spec: { request: Buffer.from(csrPem).toString('base64'), signerName: opts.signerName, usages: opts.usages },
+  } as KObject);
+  const deadline = Date.now() + (opts.timeoutMs ?? 120_000);
+  let approved = false;
+  for (;;) {
+    const csr = (await csrs.get('', name)) as CSR;
+    const conds = csr.status?.conditions ?? [];
+    const refused = conds.find((c) => (c.type === 'Denied' || c.type === 'Failed') && c.status !== 'False');
+    if (refused) throw new JoinError(`certificate request ${name} was ${refused.type.toLowerCase()}: ${refused.reason ?? ''} ${refused.message ?? ''}`.trim());
+    if (!approved && conds.some((c) => c.type === 'Approved' && c.status !== 'False')) {
+      approved = true;
+      opts.onApproved?.();
+    }
+    if (csr.status?.certificate) return { certPem: Buffer.from(csr.status.certificate, 'base64').toString('utf8'), keyPem };
+    if (Date.now() > deadline) {
+      throw new JoinError(`certificate request ${name} (${opts.signerName}) was not ${approved ? 'signed' : 'approved'} in ${Math.round((opts.timeoutMs ?? 120_000) / 1000)} s: approve it on the server with kubectl certificate approve ${name}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** the client CSR a kubelet files with its bootstrap token (EC key: no key encipherment) */
+export function clientCertificate(client: Client, nodeName: string, onApproved?: () => void): Promise<IssuedPair> {
+  return requestCertificate(client, {
+    signerName: CLIENT_SIGNER,
+    usages: ['digital signature', 'client auth'],
+    request: { commonName: nodeUser(nodeName).name, organizations: [NODES_GROUP] },
+    onApproved,
+  });
+}
+
+/** the serving CSR, filed with the node's own credential once its Node has the addresses it names */
+export function servingCertificate(client: Client, nodeName: string, ips: string[]): Promise<IssuedPair> {
+  return requestCertificate(client, {
+    signerName: SERVING_SIGNER,
+    usages: ['digital signature', 'server auth'],
+    request: { commonName: nodeUser(nodeName).name, organizations: [NODES_GROUP], dnsNames: [nodeName], ipAddresses: ips },
+  });
+}
+
+export const KUBELET_KUBECONFIG = 'kubelet.kubeconfig';
+const servingFiles = (dataDir: string) => ({ cert: join(dataDir, 'pki', 'kubelet-serving.crt'), key: join(dataDir, 'pki', 'kubelet-serving.key') });
+
+/** a pair signed by `caPem`, matching, not expired and not due for renewal within 30 days */
+function usable(pair: IssuedPair, caPem: string): boolean {
+  try {
+    return isSignedBy(pair.certPem, caPem) && keyMatchesCert(pair.certPem, pair.keyPem) && !isExpired(pair.certPem) && !needsRenewal(pair.certPem, 30);
+  } catch {
+    return false;
+  }
+}
+
+/** The node's client credential from an earlier join, when it is still good for this node and server. */
+export async function loadClientCredential(dataDir: string, nodeName: string): Promise<(IssuedPair & { caPem: string; server: string }) | undefined> {
+  const text = await readIfExists(join(dataDir, KUBELET_KUBECONFIG));
+  if (!text) return undefined;
+  try {
+    const doc = YAML.parse(text) as { clusters?: { cluster?: Record<string, string> }[]; users?: { user?: Record<string, string> }[] };
+    const cluster = doc.clusters?.[0]?.cluster ?? {};
+    const user = doc.users?.[0]?.user ?? {};
+    const dec = (s?: string) => Buffer.from(s ?? '', 'base64').toString('utf8');
+    const cred = { caPem: dec(cluster['certificate-authority-data']), server: cluster.server ?? '', certPem: dec(user['client-certificate-data']), keyPem: dec(user['client-key-data']) };
+    if (!usable(cred, cred.caPem) || subjectOf(cred.certPem) !== `O=${NODES_GROUP}\nCN=${nodeUser(nodeName).name}`) return undefined;
+    return cred;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function saveClientCredential(dataDir: string, cred: IssuedPair & { caPem: string; server: string }): Promise<string> {
+  const path = join(dataDir, KUBELET_KUBECONFIG);
+  await writeKubeconfig(path, kubeconfigYaml({ server: cred.server, caPem: cred.caPem, clientCertPem: cred.certPem, clientKeyPem: cred.keyPem, name: 'k1s-agent' }));
+  const ca = join(dataDir, 'pki', 'ca.crt');
+  await ensureParentDir(ca, DIR_MODE);
+  await writeFileAtomic(ca, cred.caPem, CERT_MODE);
+  return path;
+}
+
+/** The serving pair from an earlier run, when it still covers the node's name and addresses. */
+export async function loadServingCert(dataDir: string, caPem: string, nodeName: string, ips: string[]): Promise<IssuedPair | undefined> {
+  const f = servingFiles(dataDir);
+  const [certPem, keyPem] = await Promise.all([readIfExists(f.cert), readIfExists(f.key)]);
+  if (!certPem || !keyPem) return undefined;
+  const pair = { certPem, keyPem };
+  return usable(pair, caPem) && coversNames(certPem, [nodeName], ips) ? pair : undefined;
+}
+
+export async function saveServingCert(dataDir: string, pair: IssuedPair): Promise<void> {
+  const f = servingFiles(dataDir);
+  await ensureParentDir(f.cert, DIR_MODE);
+  await writeFileAtomic(f.key, pair.keyPem, KEY_MODE);
+  await writeFileAtomic(f.cert, pair.certPem, CERT_MODE);
+}
