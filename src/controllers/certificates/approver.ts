@@ -2,7 +2,8 @@
 // client CSR (signer kubernetes.io/kube-apiserver-client-kubelet, CN system:node:…, O system:nodes, client usages)
 // is approved when a SubjectAccessReview says its requester may create certificatesigningrequests/selfnodeclient
 // (renewing its own: the requester is the CN) or certificatesigningrequests/nodeclient (any node). Not approved:
-// asked again later, with growing pauses, so a binding added meanwhile still approves it.
+// asked again later, with growing pauses, so a binding added meanwhile still approves it. k1s also approves a node's
+// own kubelet-serving request for its Node's names and addresses (serving-approval.ts), which kube leaves to people.
 import type { CertificateSigningRequest } from '../../api/certificates/schema.js';
 import type { KObject } from '../../api/types.js';
 import { Reconciler, type ControllerContext, type ControllerFactory } from '../../client/controller.js';
@@ -46,6 +47,8 @@ class CSRApprovingController extends Reconciler {
 
   setup(): void {
     this.watchOwn(this.informer(...CSR_API));
+    // serving requests are checked against their Node's addresses
+    this.informer('v1', 'nodes');
   }
 
   async reconcile(key: string): Promise<ReconcileResult | void> {
