@@ -9,7 +9,7 @@ import { componentUserAgent } from '../../machinery/version.js';
 import { issueKubeletServingCert } from '../server.js';
 import { NodeAgent, type NodeAgentOptions } from './agent.js';
 import { discoverClusterCA } from './discovery.js';
-import { clientCertificate, loadClientCredential, loadServingCert, saveClientCredential, saveServingCert, servingCertificate } from './tls-bootstrap.js';
+import { clientCertificate, dueForRenewal, loadClientCredential, loadServingCert, saveClientCredential, saveServingCert, servingCertificate } from './tls-bootstrap.js';
 
 export interface JoinedNodeOptions extends Omit<NodeAgentOptions, 'client' | 'addonClient' | 'ca' | 'servingCert' | 'nodeName'> {
   server: string;
@@ -33,7 +33,16 @@ type NodeStatus = { status?: { conditions?: { type?: string; status?: string }[]
 export async function startJoinedNode(opts: JoinedNodeOptions): Promise<JoinedNode> {
   const { log } = opts;
   let cred = await loadClientCredential(opts.dataDir, opts.nodeName);
-  if (cred) {
+  if (cred && dueForRenewal(cred.certPem)) {
+    // renewed with the credential itself: system:nodes may have their own client CSRs approved (selfnodeclient)
+    const own = new HttpClient({ server: opts.server, caPem: cred.caPem, certPem: cred.certPem, keyPem: cred.keyPem }, componentUserAgent('kubelet'));
+    try {
+      cred = { ...(await clientCertificate(own, opts.nodeName)), caPem: cred.caPem, server: opts.server };
+    } finally {
+      own.close();
+    }
+    log(`k1s agent: client certificate renewed; wrote ${await saveClientCredential(opts.dataDir, cred)}`);
+  } else if (cred) {
     log(`k1s agent: using the node credential in ${opts.dataDir}/kubelet.kubeconfig (no bootstrap)`);
   } else {
     if (!opts.token) throw new Error(`no node credential in ${opts.dataDir} yet: give --token to join`);

@@ -80,16 +80,28 @@ export function servingCertificate(client: Client, nodeName: string, ips: string
 export const KUBELET_KUBECONFIG = 'kubelet.kubeconfig';
 const servingFiles = (dataDir: string) => ({ cert: join(dataDir, 'pki', 'kubelet-serving.crt'), key: join(dataDir, 'pki', 'kubelet-serving.key') });
 
-/** a pair signed by `caPem`, matching, not expired and not due for renewal within 30 days */
+/** renewed when less than this is left (kube's certificate manager aims at 70–90 % of the lifetime) */
+export const RENEW_WITHIN_DAYS = 30;
+
+/** a pair signed by `caPem`, matching and not expired */
 function usable(pair: IssuedPair, caPem: string): boolean {
   try {
-    return isSignedBy(pair.certPem, caPem) && keyMatchesCert(pair.certPem, pair.keyPem) && !isExpired(pair.certPem) && !needsRenewal(pair.certPem, 30);
+    return isSignedBy(pair.certPem, caPem) && keyMatchesCert(pair.certPem, pair.keyPem) && !isExpired(pair.certPem);
   } catch {
     return false;
   }
 }
 
-/** The node's client credential from an earlier join, when it is still good for this node and server. */
+/** due for renewal (or unreadable) */
+export function dueForRenewal(certPem: string): boolean {
+  try {
+    return needsRenewal(certPem, RENEW_WITHIN_DAYS);
+  } catch {
+    return true;
+  }
+}
+
+/** The node's client credential from an earlier join, when it is still valid for this node (perhaps due for renewal). */
 export async function loadClientCredential(dataDir: string, nodeName: string): Promise<(IssuedPair & { caPem: string; server: string }) | undefined> {
   const text = await readIfExists(join(dataDir, KUBELET_KUBECONFIG));
   if (!text) return undefined;
@@ -121,7 +133,7 @@ export async function loadServingCert(dataDir: string, caPem: string, nodeName: 
   const [certPem, keyPem] = await Promise.all([readIfExists(f.cert), readIfExists(f.key)]);
   if (!certPem || !keyPem) return undefined;
   const pair = { certPem, keyPem };
-  return usable(pair, caPem) && coversNames(certPem, [nodeName], ips) ? pair : undefined;
+  return usable(pair, caPem) && !dueForRenewal(certPem) && coversNames(certPem, [nodeName], ips) ? pair : undefined;
 }
 
 export async function saveServingCert(dataDir: string, pair: IssuedPair): Promise<void> {
