@@ -1,8 +1,9 @@
 // What a node's add-ons read: the Service proxy (kube-proxy's system:node-proxier), NetworkPolicy enforcement,
 // cluster DNS (CoreDNS' system:coredns) and local-path volume directories. In kube they run under identities of
-// their own (k3s hands its agents system:kube-proxy and system:k3s-controller certificates); a k1s agent runs them
-// in the node's process with the node's credential, so the server grants these reads to system:nodes.
+// their own (k3s hands its agents system:kube-proxy and system:k3s-controller certificates); a k1s agent's run as
+// k1s:node-addons:<node> in group k1s:node-addons, a certificate the node asks for with its own credential.
 import type { KObject } from '../api/types.js';
+import { NODE_ADDONS_GROUP } from '../pki/node-credential.js';
 
 export const NODE_ADDONS_ROLE = 'k1s:node-addons';
 
@@ -27,7 +28,7 @@ export function nodeAddonsRbac(): { roles: KObject[]; bindings: KObject[] } {
     kind: 'ClusterRoleBinding',
     metadata: { name: NODE_ADDONS_ROLE },
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: NODE_ADDONS_ROLE },
-    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:nodes' }],
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: NODE_ADDONS_GROUP }],
   };
   return { roles: [role as unknown as KObject], bindings: [binding as unknown as KObject] };
 }

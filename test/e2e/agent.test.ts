@@ -1,8 +1,8 @@
 // `k1s agent` end to end: a network namespace made here stands in for a second machine (a veth pair to the host,
 // 10.158.0.1 on the host, 10.158.0.2 inside); `k1s server` listens on 10.158.0.1 without a node of its own and the
 // agent joins from the namespace with the server's join token, by token discovery and TLS bootstrapping. Checked
-// with real kubectl: the Node Ready with its address, both CSRs approved and issued, a busybox pod on it with logs
-// and exec through the server, a restart without the token, and joins refused for a deleted token, a wrong secret
+// with real kubectl: the Node Ready with its address, both CSRs approved and issued, a busybox pod on it with logs,
+// exec and port-forward through the server, a restart without the token, and joins refused for a deleted token, a wrong secret
 // and a wrong CA hash while the joined node keeps working. Traffic goes only to loopback and those two addresses.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { k1sBin, kubectl, removeDir, run, startServer, until, type K1sServer } from './harness.js';
+import { k1sBin, kubectl, kubectlPath, removeDir, run, startServer, until, type K1sServer } from './harness.js';
 import { busyboxTar } from './real-node.js';
 
 const started = Date.now();
@@ -148,6 +148,14 @@ describe('k1s agent', () => {
     // the node's key material is its own
     assert.equal(statSync(join(agentDir(), 'kubelet.kubeconfig')).mode & 0o777, 0o600);
     assert.equal(statSync(join(agentDir(), 'pki', 'kubelet-serving.key')).mode & 0o777, 0o600);
+    assert.equal(statSync(join(agentDir(), 'addons.kubeconfig')).mode & 0o777, 0o600);
+    // the add-ons' identity is its own; the kubelet's stays within the Node authorizer
+    const addons = lines.find((l) => l[0] === 'kubernetes.io/kube-apiserver-client');
+    assert.deepEqual(addons?.slice(1, 3), [`system:node:${NODE}`, 'Approved']);
+    const nodeKubeconfig = join(agentDir(), 'kubelet.kubeconfig');
+    const asNode = (args: string[]) => run(kubectlPath('1.33'), ['--kubeconfig', nodeKubeconfig, ...args]);
+    assert.equal((await asNode(['auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}'])).stdout, `system:node:${NODE}`);
+    assert.match((await asNode(['get', 'nodes'])).stderr, /cannot read all nodes, only its own Node object/);
   });
 
   it('cluster-info is readable anonymously and signed for the join token', async () => {
@@ -158,7 +166,7 @@ describe('k1s agent', () => {
     assert.match(cm.data.kubeconfig!, new RegExp(`server: ${server!.url.replace(/\./g, '\\.')}`));
   });
 
-  it('runs a busybox pod whose logs and exec reach it through the server', async () => {
+  it('runs a busybox pod whose logs, exec and port-forward reach it through the server', async () => {
     const k = kubectl(server!, '1.33');
     const manifest = JSON.stringify({
       apiVersion: 'v1',
@@ -166,7 +174,7 @@ describe('k1s agent', () => {
       metadata: { name: 'on-agent', labels: { suite: 'agent' } },
       spec: {
         nodeSelector: { 'e2e.k1s.dev/machine': 'second' },
-        containers: [{ name: 'bb', image: 'k1s.local/busybox:1.35', imagePullPolicy: 'Never', command: ['sh', '-c', 'echo hello from the agent; sleep 3600'] }],
+        containers: [{ name: 'bb', image: 'k1s.local/busybox:1.35', imagePullPolicy: 'Never', command: ['sh', '-c', 'echo hello from the agent; mkdir -p /www; echo forwarded > /www/index.html; exec httpd -f -p 8080 -h /www'] }],
       },
     });
     await k.ok(['apply', '-f', '-'], { input: manifest });
@@ -179,6 +187,20 @@ describe('k1s agent', () => {
     }, 'the pod log', 20_000);
     assert.equal(logs, 'hello from the agent\n');
     assert.equal(await k.ok(['exec', 'on-agent', '--', 'sh', '-c', 'echo exec $(hostname)']), 'exec on-agent\n');
+    // port-forward: kubectl on 127.0.0.1 → the server → the agent's kubelet → the pod
+    const pf = spawn(kubectlPath('1.33'), ['--kubeconfig', server!.kubeconfig, 'port-forward', 'pod/on-agent', ':8080'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let out = '';
+      pf.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+      const port = await until(async () => /Forwarding from 127\.0\.0\.1:(\d+)/.exec(out)?.[1], 'kubectl port-forward to listen', 20_000);
+      const body = await until(async () => {
+        const r = await run('curl', ['-s', '--max-time', '5', `http://127.0.0.1:${port}/`]);
+        return r.code === 0 && r.stdout;
+      }, 'the forwarded answer', 20_000);
+      assert.equal(body, 'forwarded\n');
+    } finally {
+      pf.kill('SIGTERM');
+    }
   });
 
   it('restarts from its credential without the token and adopts its running pod', async () => {

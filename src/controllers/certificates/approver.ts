@@ -3,7 +3,8 @@
 // is approved when a SubjectAccessReview says its requester may create certificatesigningrequests/selfnodeclient
 // (renewing its own: the requester is the CN) or certificatesigningrequests/nodeclient (any node). Not approved:
 // asked again later, with growing pauses, so a binding added meanwhile still approves it. k1s also approves a node's
-// own kubelet-serving request for its Node's names and addresses (serving-approval.ts), which kube leaves to people.
+// own kubelet-serving request for its Node's names and addresses (serving-approval.ts), which kube leaves to people,
+// and a node's request for its add-ons' credential (addons-approval.ts).
 import type { CertificateSigningRequest } from '../../api/certificates/schema.js';
 import type { KObject } from '../../api/types.js';
 import { Reconciler, type ControllerContext, type ControllerFactory } from '../../client/controller.js';
@@ -12,6 +13,7 @@ import type { ReconcileResult } from '../../client/workqueue.js';
 import type { ParsedRequest } from '../../pki/csr-sign.js';
 import { approvalOf, parseCSR } from './conditions.js';
 import { KUBE_APISERVER_CLIENT_KUBELET_SIGNER, kubeletClientError } from './signer-policy.js';
+import { ADDONS_APPROVAL_MESSAGE, isNodeAddonsRequest } from './addons-approval.js';
 import { SERVING_APPROVAL_MESSAGE, servingNamesAreNodes, servingRequestNode } from './serving-approval.js';
 
 const CSR_API = ['certificates.k8s.io/v1', 'certificatesigningrequests'] as const;
@@ -61,6 +63,7 @@ class CSRApprovingController extends Reconciler {
     const { req } = await parseCSR(csr);
     const servingNode = servingRequestNode(csr, req);
     if (servingNode !== undefined) return this.approveServing(key, csr, req, servingNode);
+    if (isNodeAddonsRequest(csr, req)) return this.approve(key, csr, ADDONS_APPROVAL_MESSAGE);
     const tried: string[] = [];
     for (const r of RECOGNIZERS) {
       if (!r.recognize(csr, req)) continue;

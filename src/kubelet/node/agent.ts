@@ -212,7 +212,7 @@ export class NodeAgent {
       phase(`node ${nodeName} registered`);
       const addons = opts.addonClient ?? opts.client;
       if (Object.keys(ownLabels.controlPlane).length) await addons.resource('v1', 'nodes').patch('', nodeName, 'merge', { metadata: { labels: ownLabels.controlPlane } });
-      agent.localPath = new LocalPathDirs({ client: addons, nodeName, storageRoot: opts.storageRoot ?? path.join(opts.dataDir, 'storage'), log });
+      agent.localPath = new LocalPathDirs({ client: addons, nodeClient: opts.client, nodeName, storageRoot: opts.storageRoot ?? path.join(opts.dataDir, 'storage'), log });
       await agent.localPath.start();
       agent.loops();
       return agent;

@@ -9,7 +9,7 @@ import { componentUserAgent } from '../../machinery/version.js';
 import { issueKubeletServingCert } from '../server.js';
 import { NodeAgent, type NodeAgentOptions } from './agent.js';
 import { discoverClusterCA } from './discovery.js';
-import { clientCertificate, dueForRenewal, loadClientCredential, loadServingCert, saveClientCredential, saveServingCert, servingCertificate } from './tls-bootstrap.js';
+import { ADDONS_KUBECONFIG, addonsCertificate, addonsSubject, clientCertificate, dueForRenewal, KUBELET_KUBECONFIG, loadCredential, loadServingCert, nodeSubject, saveCredential, saveServingCert, servingCertificate } from './tls-bootstrap.js';
 
 export interface JoinedNodeOptions extends Omit<NodeAgentOptions, 'client' | 'addonClient' | 'ca' | 'servingCert' | 'nodeName'> {
   server: string;
@@ -32,7 +32,7 @@ type NodeStatus = { status?: { conditions?: { type?: string; status?: string }[]
 
 export async function startJoinedNode(opts: JoinedNodeOptions): Promise<JoinedNode> {
   const { log } = opts;
-  let cred = await loadClientCredential(opts.dataDir, opts.nodeName);
+  let cred = await loadCredential(opts.dataDir, KUBELET_KUBECONFIG, nodeSubject(opts.nodeName));
   if (cred && dueForRenewal(cred.certPem)) {
     // renewed with the credential itself: system:nodes may have their own client CSRs approved (selfnodeclient)
     const own = new HttpClient({ server: opts.server, caPem: cred.caPem, certPem: cred.certPem, keyPem: cred.keyPem }, componentUserAgent('kubelet'));
@@ -41,7 +41,7 @@ export async function startJoinedNode(opts: JoinedNodeOptions): Promise<JoinedNo
     } finally {
       own.close();
     }
-    log(`k1s agent: client certificate renewed; wrote ${await saveClientCredential(opts.dataDir, cred)}`);
+    log(`k1s agent: client certificate renewed; wrote ${await saveCredential(opts.dataDir, KUBELET_KUBECONFIG, cred)}`);
   } else if (cred) {
     log(`k1s agent: using the node credential in ${opts.dataDir}/kubelet.kubeconfig (no bootstrap)`);
   } else {
@@ -57,19 +57,27 @@ export async function startJoinedNode(opts: JoinedNodeOptions): Promise<JoinedNo
     } finally {
       bootstrap.close();
     }
-    const file = await saveClientCredential(opts.dataDir, cred);
+    const file = await saveCredential(opts.dataDir, KUBELET_KUBECONFIG, cred);
     log(`k1s agent: certificate issued for system:node:${opts.nodeName}; wrote ${file}`);
   }
   const client = new HttpClient({ server: opts.server, caPem: cred.caPem, certPem: cred.certPem, keyPem: cred.keyPem }, componentUserAgent('kubelet'));
+  let addons: HttpClient;
+  try {
+    addons = await addonsClient(opts, client, cred);
+  } catch (e) {
+    client.close();
+    throw e;
+  }
   const ips = [opts.nodeIP];
   const serving = await loadServingCert(opts.dataDir, cred.caPem, opts.nodeName, ips);
   // a stand-in from a throwaway CA: the kubelet API listens (its port is in the Node) but is not trusted yet
   const standIn = serving ?? (await issueKubeletServingCert(await createCa({ commonName: 'k1s-agent-stand-in' }), { name: opts.nodeName, ips }));
   let agent: NodeAgent;
   try {
-    agent = await NodeAgent.start({ ...opts, client, controlPlane: false, servingCert: { ...standIn, caPem: cred.caPem } });
+    agent = await NodeAgent.start({ ...opts, client, addonClient: addons, controlPlane: false, servingCert: { ...standIn, caPem: cred.caPem } });
   } catch (e) {
     client.close();
+    addons.close();
     throw e;
   }
   const { CriStatsProvider } = await import('../stats/provider.js');
@@ -98,6 +106,18 @@ export async function startJoinedNode(opts: JoinedNodeOptions): Promise<JoinedNo
     stop: async () => {
       await agent.stop();
       client.close();
+      addons.close();
     },
   };
+}
+
+/** the add-ons' client: from addons.kubeconfig, else a certificate asked for with the node's credential */
+async function addonsClient(opts: JoinedNodeOptions, node: HttpClient, cred: { caPem: string }): Promise<HttpClient> {
+  let addons = await loadCredential(opts.dataDir, ADDONS_KUBECONFIG, addonsSubject(opts.nodeName));
+  if (!addons || dueForRenewal(addons.certPem) || addons.caPem !== cred.caPem) {
+    addons = { ...(await addonsCertificate(node, opts.nodeName)), caPem: cred.caPem, server: opts.server };
+    await saveCredential(opts.dataDir, ADDONS_KUBECONFIG, addons);
+    opts.log(`k1s agent: add-ons certificate issued for ${addonsSubject(opts.nodeName).commonName}`);
+  }
+  return new HttpClient({ server: opts.server, caPem: addons.caPem, certPem: addons.certPem, keyPem: addons.keyPem }, componentUserAgent('kube-proxy'));
 }

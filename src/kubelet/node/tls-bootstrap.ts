@@ -2,7 +2,8 @@
 // token for a kubernetes.io/kube-apiserver-client-kubelet certificate (CN system:node:<name>, O system:nodes),
 // waited on until the controllers approve and sign it; the same for the kubelet's serving certificate
 // (kubernetes.io/kubelet-serving) with the node's own credential. The credentials live in the agent's data dir:
-// kubelet.kubeconfig (0600, the client certificate and key embedded) and pki/kubelet-serving.{crt,key}.
+// kubelet.kubeconfig (0600, the client certificate and key embedded), addons.kubeconfig (the node's add-ons'
+// credential, asked for as the node) and pki/kubelet-serving.{crt,key}.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { KObject } from '../../api/types.js';
@@ -12,7 +13,7 @@ import { coversNames, isExpired, isSignedBy, keyMatchesCert, needsRenewal, subje
 import { createCertificateRequest, type CertificateRequestOptions } from '../../pki/csr-create.js';
 import { CERT_MODE, DIR_MODE, ensureParentDir, KEY_MODE, readIfExists, writeFileAtomic } from '../../pki/fsutil.js';
 import { kubeconfigYaml, writeKubeconfig } from '../../pki/kubeconfig.js';
-import { NODES_GROUP, nodeUser } from '../../pki/node-credential.js';
+import { NODE_ADDONS_GROUP, NODE_ADDONS_USER_PREFIX, NODES_GROUP, nodeUser } from '../../pki/node-credential.js';
 import { JoinError } from './discovery.js';
 
 type CSR = KObject & { status?: { certificate?: string; conditions?: { type: string; status?: string; reason?: string; message?: string }[] } };
@@ -101,9 +102,14 @@ export function dueForRenewal(certPem: string): boolean {
   }
 }
 
-/** The node's client credential from an earlier join, when it is still valid for this node (perhaps due for renewal). */
-export async function loadClientCredential(dataDir: string, nodeName: string): Promise<(IssuedPair & { caPem: string; server: string }) | undefined> {
-  const text = await readIfExists(join(dataDir, KUBELET_KUBECONFIG));
+export const ADDONS_KUBECONFIG = 'addons.kubeconfig';
+
+type Credential = IssuedPair & { caPem: string; server: string };
+
+/** A client credential from an earlier run (kubelet.kubeconfig, addons.kubeconfig) when it is still valid for this
+ *  subject (perhaps due for renewal). */
+export async function loadCredential(dataDir: string, file: string, subject: { commonName: string; organization: string }): Promise<Credential | undefined> {
+  const text = await readIfExists(join(dataDir, file));
   if (!text) return undefined;
   try {
     const doc = YAML.parse(text) as { clusters?: { cluster?: Record<string, string> }[]; users?: { user?: Record<string, string> }[] };
@@ -111,20 +117,36 @@ export async function loadClientCredential(dataDir: string, nodeName: string): P
     const user = doc.users?.[0]?.user ?? {};
     const dec = (s?: string) => Buffer.from(s ?? '', 'base64').toString('utf8');
     const cred = { caPem: dec(cluster['certificate-authority-data']), server: cluster.server ?? '', certPem: dec(user['client-certificate-data']), keyPem: dec(user['client-key-data']) };
-    if (!usable(cred, cred.caPem) || subjectOf(cred.certPem) !== `O=${NODES_GROUP}\nCN=${nodeUser(nodeName).name}`) return undefined;
+    if (!usable(cred, cred.caPem) || subjectOf(cred.certPem) !== `O=${subject.organization}\nCN=${subject.commonName}`) return undefined;
     return cred;
   } catch {
     return undefined;
   }
 }
 
-export async function saveClientCredential(dataDir: string, cred: IssuedPair & { caPem: string; server: string }): Promise<string> {
-  const path = join(dataDir, KUBELET_KUBECONFIG);
+/** the kubelet's: system:node:<name> in system:nodes */
+export const nodeSubject = (nodeName: string) => ({ commonName: nodeUser(nodeName).name, organization: NODES_GROUP });
+/** the add-ons': k1s:node-addons:<name> in k1s:node-addons */
+export const addonsSubject = (nodeName: string) => ({ commonName: `${NODE_ADDONS_USER_PREFIX}${nodeName}`, organization: NODE_ADDONS_GROUP });
+
+/** Writes the credential as a kubeconfig (0600, embedded) and the CA beside it (pki/ca.crt); returns the path. */
+export async function saveCredential(dataDir: string, file: string, cred: Credential): Promise<string> {
+  const path = join(dataDir, file);
   await writeKubeconfig(path, kubeconfigYaml({ server: cred.server, caPem: cred.caPem, clientCertPem: cred.certPem, clientKeyPem: cred.keyPem, name: 'k1s-agent' }));
   const ca = join(dataDir, 'pki', 'ca.crt');
   await ensureParentDir(ca, DIR_MODE);
   await writeFileAtomic(ca, cred.caPem, CERT_MODE);
   return path;
+}
+
+/** the add-ons' credential, asked for with the node's own (approved by k1s for the requesting node only) */
+export function addonsCertificate(client: Client, nodeName: string): Promise<IssuedPair> {
+  const subject = addonsSubject(nodeName);
+  return requestCertificate(client, {
+    signerName: 'kubernetes.io/kube-apiserver-client',
+    usages: ['digital signature', 'client auth'],
+    request: { commonName: subject.commonName, organizations: [subject.organization] },
+  });
 }
 
 /** The serving pair from an earlier run, when it still covers the node's name and addresses. */

@@ -187,4 +187,18 @@ describe('csrsigning and csrapproving controllers', () => {
     await new Promise((r) => setTimeout(r, 500));
     assert.equal((await get('serving-foreign')).status?.conditions, undefined);
   });
+
+  it("auto-approves a node's request for its own add-ons' client certificate only", async () => {
+    const node = new LocalClient(c.registry, { name: 'system:node:n6', groups: ['system:nodes', 'system:authenticated'] });
+    const nodeCsrs = node.resource('certificates.k8s.io/v1', 'certificatesigningrequests');
+    const usages = ['digital signature', 'client auth'];
+    await nodeCsrs.create('', csrObject('addons-own', opensslCsr('/O=k1s:node-addons/CN=k1s:node-addons:n6'), 'kubernetes.io/kube-apiserver-client', usages));
+    await nodeCsrs.create('', csrObject('addons-other', opensslCsr('/O=k1s:node-addons/CN=k1s:node-addons:n7'), 'kubernetes.io/kube-apiserver-client', usages));
+    await nodeCsrs.create('', csrObject('addons-masters', opensslCsr('/O=system:masters/CN=k1s:node-addons:n6'), 'kubernetes.io/kube-apiserver-client', usages));
+    const cert = new X509Certificate(Buffer.from(await issued('addons-own'), 'base64'));
+    assert.equal(cert.subject, 'O=k1s:node-addons\nCN=k1s:node-addons:n6');
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal((await get('addons-other')).status?.conditions, undefined);
+    assert.equal((await get('addons-masters')).status?.conditions, undefined);
+  });
 });
