@@ -50,7 +50,7 @@ export const COMMAND_SPECS: Record<string, CommandSpec> = {
     fileFlags: ['--token-file', '--data-dir'],
   },
   token: {
-    flags: ['--ttl', '--description', '--groups', '--usages', '--kubeconfig', '--context', ...HELP],
+    flags: ['--ttl', '--description', '--groups', '--usages', '--kubeconfig', '--context', '--print-join-command', ...HELP],
     valueFlags: ['--ttl', '--description', '--groups', '--usages', '--kubeconfig', '--context'],
     fileFlags: ['--kubeconfig'],
     subcommands: ['create', 'list', 'delete'],

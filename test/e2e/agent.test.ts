@@ -216,7 +216,7 @@ describe('k1s agent', () => {
     assert.equal(await k.ok(['exec', 'on-agent', '--', 'echo', 'still here']), 'still here\n');
   });
 
-  it('refuses joins with a wrong secret, a wrong CA hash or a deleted token; the joined node keeps working', async () => {
+  it('refuses joins with a wrong secret, a wrong CA hash or a deleted token (made with --print-join-command); the joined node keeps working', async () => {
     const k = kubectl(server!, '1.33');
     const joinToken = readFileSync(join(server!.dataDir, 'token'), 'utf8').trim();
     const [id] = joinToken.split('.');
@@ -227,9 +227,14 @@ describe('k1s agent', () => {
     assert.equal(hash.code, 1, hash.stderr);
     assert.match(hash.stderr, /^k1s agent: refused to join: the server's CA has public key hash sha256:[0-9a-f]{64}, not sha256:0{64}: refusing to trust it$/m);
     // a token made and deleted again: its signature goes, and a join with it is refused
-    const created = await run(process.execPath, [k1sBin, 'token', 'create', '--kubeconfig', server!.kubeconfig]);
+    const created = await run(process.execPath, [k1sBin, 'token', 'create', '--print-join-command', '--kubeconfig', server!.kubeconfig]);
     assert.equal(created.code, 0, created.stderr);
-    const token = created.stdout.trim();
+    const printed = /^k1s agent --server (\S+) --token ([a-z0-9]{6}\.[a-z0-9]{16}) --ca-cert-hash (sha256:[0-9a-f]{64})$/.exec(created.stdout.trim());
+    assert.ok(printed, created.stdout);
+    assert.equal(printed[1], server!.url);
+    // the hash printed is the one the agent computes from what it discovers
+    assert.match(hash.stderr, new RegExp(`public key hash ${printed[3]},`));
+    const token = printed[2]!;
     const tid = token.split('.')[0]!;
     const signed = async () => (await k.ok(['-n', 'kube-public', 'get', 'cm', 'cluster-info', '-o', `jsonpath={.data.jws-kubeconfig-${tid}}`])).length > 0;
     await until(signed, 'the new token signed', 10_000);

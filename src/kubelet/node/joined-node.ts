@@ -1,6 +1,7 @@
 // A node on another machine (`k1s agent`): joins the cluster by token discovery and TLS bootstrapping (unless an
 // earlier run's credential is still good), then runs the NodeAgent over HTTPS with the node's own client
-// certificate. Its serving certificate comes from a kubelet-serving CSR filed once the Node is registered with its
+// certificate, its add-ons (Service proxy, NetworkPolicy, DNS) with a certificate of their own, asked for as the
+// node. Its serving certificate comes from a kubelet-serving CSR filed once the Node is registered with its
 // addresses; until it is issued the kubelet API serves a stand-in the API server does not trust (as a kubelet with
 // serverTLSBootstrap waits for its certificate).
 import { HttpClient } from '../../client/http.js';
