@@ -6,7 +6,7 @@
 // and a wrong CA hash while the joined node keeps working. Traffic goes only to loopback and those two addresses.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -109,6 +109,9 @@ after(async () => {
     if (server && agent) {
       const k = kubectl(server, '1.33');
       await k.run(['delete', 'pod', '-l', 'suite=agent', '--wait=true', '--timeout=60s'], { timeoutMs: 90_000 });
+      // pods outlive the agent: it must have removed them (sandbox, shim, cgroups) before it stops
+      const pods = join(agentDir(), 'agent', 'pods');
+      await until(async () => !existsSync(pods) || readdirSync(pods).length === 0, 'the agent to remove every pod', 60_000).catch((e) => console.error(String(e)));
     }
     if (agent) await stopAgent(agent);
     await server?.stop();
@@ -174,6 +177,8 @@ describe('k1s agent', () => {
       metadata: { name: 'on-agent', labels: { suite: 'agent' } },
       spec: {
         nodeSelector: { 'e2e.k1s.dev/machine': 'second' },
+        // httpd as PID 1 ignores SIGTERM: no 30 s wait when the pod is deleted
+        terminationGracePeriodSeconds: 1,
         containers: [{ name: 'bb', image: 'k1s.local/busybox:1.35', imagePullPolicy: 'Never', command: ['sh', '-c', 'echo hello from the agent; mkdir -p /www; echo forwarded > /www/index.html; exec httpd -f -p 8080 -h /www'] }],
       },
     });
