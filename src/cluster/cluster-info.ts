@@ -54,8 +54,17 @@ export async function publishClusterInfo(client: LocalClient, opts: { server: st
   }
   if (!current) {
     await cms.create(CLUSTER_INFO_NAMESPACE, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: CLUSTER_INFO_NAME, namespace: CLUSTER_INFO_NAMESPACE }, data: { [CLUSTER_INFO_KEY]: kubeconfig } } as KObject);
-  } else if (current.data?.[CLUSTER_INFO_KEY] !== kubeconfig) {
-    // the signatures of the old text are wrong now: the bootstrapsigner makes them again
+  } else if (caOf(current.data?.[CLUSTER_INFO_KEY]) !== caOf(kubeconfig)) {
+    // as kubeadm, written once: servers of one cluster (docs/ha.md) share the CA and keep the first one's URL (a
+    // joining node uses its own --server); a new CA replaces it, and the bootstrapsigner signs the new text
     await cms.patch(CLUSTER_INFO_NAMESPACE, CLUSTER_INFO_NAME, 'merge', { data: { [CLUSTER_INFO_KEY]: kubeconfig } });
+  }
+}
+
+function caOf(kubeconfig: string | undefined): string | undefined {
+  try {
+    return (YAML.parse(kubeconfig ?? '') as { clusters?: { cluster?: Record<string, string> }[] })?.clusters?.[0]?.cluster?.['certificate-authority-data'];
+  } catch {
+    return undefined;
   }
 }

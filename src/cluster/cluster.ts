@@ -161,9 +161,8 @@ export class Cluster {
 
     const tokens = await ServiceAccountTokens.load(pki.serviceAccount.keyPem, pki.serviceAccount.publicKeyPem);
     const runAgent = !!opts.agent && !opts.disableAgent;
-    // the API server's client certificate for the kubelet API (logs, exec, port-forward, metrics); only a cluster
-    // with a real node needs one, and it lives as long as the process
-    // and every server does: nodes joined with `k1s agent` are reached the same way (docs/agent.md)
+    // the API server's client certificate for the kubelet API (logs, exec, port-forward, metrics): for its own node
+    // and for nodes joined with `k1s agent` (docs/agent.md); it lives as long as the process
     const kubeletClient = { ...(await issueKubeletClientCert(pki.ca)), caPem: pki.ca.certPem };
     // metrics-server's part: real kubelets' usage, scraped from their /metrics/resource
     const realUsage = runAgent ? new RealUsageStore() : undefined;
