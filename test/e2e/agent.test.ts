@@ -3,7 +3,7 @@
 // agent joins from the namespace with the server's join token, by token discovery and TLS bootstrapping. Checked
 // with real kubectl: the Node Ready with its address, both CSRs approved and issued, a busybox pod on it with logs,
 // exec and port-forward through the server, a restart without the token, and joins refused for a deleted token, a wrong secret
-// and a wrong CA hash while the joined node keeps working. Traffic goes only to loopback and those two addresses.
+// and a wrong CA hash while the joined node keeps working, and a server restart it carries on across. Traffic goes only to loopback and those two addresses.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -252,5 +252,23 @@ describe('k1s agent', () => {
     assert.equal((await k.run(['get', 'node', 'refused'])).code, 1);
     assert.equal(await k.ok(['get', 'node', NODE, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}']), 'True');
     assert.equal(await k.ok(['exec', 'on-agent', '--', 'echo', 'after the refusals']), 'after the refusals\n');
+  });
+
+  it('carries on across a server restart: watches come back, a new pod starts on the node', async () => {
+    const port = Number(new URL(server!.url).port);
+    const dataDir = server!.dataDir;
+    await server!.stop();
+    server = await startServer({ dataDir, port, extraArgs: ['--bind-address', HOST_IP, '--cluster-cidr', '10.158.64.0/18', '--service-cidr', '10.158.32.0/20'] });
+    const k = kubectl(server, '1.33');
+    const pod = JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'after-restart', labels: { suite: 'agent' } },
+      spec: { nodeName: NODE, terminationGracePeriodSeconds: 1, containers: [{ name: 'bb', image: 'k1s.local/busybox:1.35', imagePullPolicy: 'Never', command: ['sleep', '3600'] }] },
+    });
+    await k.ok(['apply', '-f', '-'], { input: pod });
+    await k.ok(['wait', '--for=condition=Ready', 'pod/after-restart', '--timeout=60s'], { timeoutMs: 70_000 });
+    assert.equal(await k.ok(['exec', 'on-agent', '--', 'echo', 'after the restart']), 'after the restart\n');
+    assert.equal(await k.ok(['get', 'node', NODE, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}']), 'True');
   });
 });
