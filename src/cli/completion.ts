@@ -44,8 +44,13 @@ export const COMMAND_SPECS: Record<string, CommandSpec> = {
     fileFlags: ['--data-dir', '--write-kubeconfig', '--cni-bin-dir', '--admission-control-config-file', '--audit-policy-file', '--audit-log-path',
       '--encryption-provider-config', '--datastore-cafile', '--datastore-certfile', '--datastore-keyfile', '--token-file'],
   },
+  agent: {
+    flags: ['--server', '--token', '--token-file', '--ca-cert-hash', '--data-dir', '--node-name', '--node-ip', '--node-labels', '--kubelet-port', '--cni-bridge', ...HELP],
+    valueFlags: ['--server', '--token', '--token-file', '--ca-cert-hash', '--data-dir', '--node-name', '--node-ip', '--node-labels', '--kubelet-port', '--cni-bridge'],
+    fileFlags: ['--token-file', '--data-dir'],
+  },
   token: {
-    flags: ['--ttl', '--description', '--groups', '--usages', '--kubeconfig', '--context', ...HELP],
+    flags: ['--ttl', '--description', '--groups', '--usages', '--kubeconfig', '--context', '--print-join-command', ...HELP],
     valueFlags: ['--ttl', '--description', '--groups', '--usages', '--kubeconfig', '--context'],
     fileFlags: ['--kubeconfig'],
     subcommands: ['create', 'list', 'delete'],

@@ -20,6 +20,7 @@ Examples:
   k1s image load dist/images/busybox.tar my-app.tar
   k1s image load --name dev my-app.tar
   k1s image ls --data-dir /tmp/k1s
+  k1s image load --data-dir /var/lib/k1s-agent my-app.tar   # on a machine joined with k1s agent: its containerd
   k1s image rm k1s.local/my-app:1.0
 
 Commands:
@@ -32,7 +33,7 @@ Commands:
 Flags:
   --name NAME                    the cluster started with k1s start (default k1s)
   --data-dir DIR                 the data dir of a cluster run with k1s server (default ~/.k1s, /var/lib/k1s as
-                                 root; used when no cluster was made with k1s start)
+                                 root; used when no cluster was made with k1s start), or of a k1s agent
   --container-runtime-endpoint S containerd socket to use instead of the one under the data dir
   -h, --help                     show this help
 

@@ -18,6 +18,7 @@ const commands: Record<string, { summary: string; run: (args: string[]) => Promi
   snapshot: { summary: "save a cluster's state to a file, or restore one as a new cluster", run: async (a) => (await import('./snapshot-command.js')).snapshotCommand(a) },
   certs: { summary: "check a cluster's certificates' expiry, or rotate them (same CA)", run: async (a) => (await import('./certs.js')).certsCommand(a) },
   'secrets-encrypt': { summary: "a cluster's Secrets encryption at rest: status, rotate the key, re-encrypt, prune old keys", run: async (a) => (await import('./secrets-encrypt.js')).secretsEncryptCommand(a) },
+  agent: { summary: 'join this machine to a running k1s server as a node (token discovery, TLS bootstrapping)', run: async (a) => (await import('./agent.js')).agentCommand(a) },
   token: { summary: 'create, list or delete the bootstrap tokens nodes join with', run: async (a) => (await import('./token.js')).tokenCommand(a) },
   datastore: { summary: "copy a cluster's state between SQLite and etcd (k1s datastore migrate)", run: async (a) => (await import('./datastore.js')).datastoreCommand(a) },
   history: { summary: 'every stored revision of an object, with diffs', run: async (a) => (await import('./history.js')).historyCommand(a) },

@@ -26,6 +26,9 @@ Examples:
   k1s server --disable-agent --simulated-nodes 3   # no root, no containerd: API, controllers, 3 simulated nodes
   k1s server --data-dir /tmp/k1s --https-listen-port 0 --write-kubeconfig /tmp/k1s/kubeconfig
   sudo k1s server --cni-bin-dir /opt/cni/bin       # CNI plugins installed somewhere else
+  sudo k1s server --bind-address 10.0.0.1          # then on another machine, to join it as a node (docs/agent.md):
+                                                   #   k1s agent --server https://10.0.0.1:6443 --token TOKEN
+                                                   #   (TOKEN: this server's DIR/token, or k1s token create)
 
 Certificates live in DIR/tls; "k1s certs check" lists them, "k1s certs rotate" renews them while the server runs
 (it serves the new ones without a restart; SIGHUP makes it re-read them at once).

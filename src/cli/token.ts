@@ -10,6 +10,7 @@ import { StatusError } from '../machinery/errors.js';
 import { parseGoDuration } from '../machinery/cel/types.js';
 import { BOOTSTRAP_TOKEN_PATTERN, BOOTSTRAP_TOKEN_SECRET_PREFIX, BOOTSTRAP_TOKEN_SECRET_TYPE } from '../apiserver/auth/bootstrap-token.js';
 import { bootstrapTokenSecret, generateBootstrapToken, NODE_JOIN_GROUP } from '../cluster/bootstrap-tokens.js';
+import { caCertHash } from '../pki/bootstrap-jws.js';
 
 const help = `Usage: k1s token <create|list|delete> [flags]
 
@@ -19,6 +20,7 @@ The server's own join token, which never expires, is in DATA-DIR/token.
 Examples:
   k1s token create                       a token valid for 24 hours, printed on stdout
   k1s token create --ttl 0 --description "CI runners"
+  k1s token create --ttl 2h --print-join-command   the k1s agent command line that joins a node with it
   k1s token list
   k1s token delete abcdef                by its id (or the whole token); joined nodes keep working
 
@@ -27,6 +29,7 @@ Flags:
   --description TEXT       what the token is for
   --groups G1,G2           extra groups (default ${NODE_JOIN_GROUP}, which may join nodes)
   --usages U1,U2           authentication, signing (default both)
+  --print-join-command     with create: print the whole k1s agent command (server URL, token, --ca-cert-hash)
   --kubeconfig FILE        cluster to act on (default $KUBECONFIG, else ~/.kube/config)
   --context NAME           kubeconfig context (default: the current one)
   -h, --help               show this help`;
@@ -68,6 +71,7 @@ export async function tokenCommand(args: string[]): Promise<number> {
         usages: { type: 'string' },
         kubeconfig: { type: 'string' },
         context: { type: 'string' },
+        'print-join-command': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -103,8 +107,10 @@ export async function tokenCommand(args: string[]): Promise<number> {
   }
   const kubeconfig = values.kubeconfig ?? process.env.KUBECONFIG?.split(':')[0] ?? join(homedir(), '.kube', 'config');
   let client: HttpClient;
+  let config: ReturnType<typeof loadKubeconfig>;
   try {
-    client = new HttpClient(loadKubeconfig(kubeconfig, values.context), 'k1s-token');
+    config = loadKubeconfig(kubeconfig, values.context);
+    client = new HttpClient(config, 'k1s-token');
   } catch (e) {
     console.error(`k1s token: cannot read kubeconfig ${kubeconfig}: ${(e as Error).message}; pass --kubeconfig FILE`);
     return 1;
@@ -115,7 +121,9 @@ export async function tokenCommand(args: string[]): Promise<number> {
       const t = generateBootstrapToken();
       const expires = ttl === 0n ? undefined : new Date(Date.now() + Number(ttl / 1_000_000n));
       await secrets.create('kube-system', bootstrapTokenSecret({ ...t, description: values.description, expires, usages, groups }));
-      console.log(t.token);
+      // kubeadm's --print-join-command: the server as this kubeconfig reaches it, the CA pinned by its key hash
+      if (values['print-join-command']) console.log(`k1s agent --server ${config.server} --token ${t.token}${config.caPem ? ` --ca-cert-hash ${caCertHash(config.caPem)}` : ''}`);
+      else console.log(t.token);
     } else if (verb === 'list' || verb === 'ls') {
       const list = await secrets.list('kube-system', { fieldSelector: `type=${BOOTSTRAP_TOKEN_SECRET_TYPE}` });
       console.log(tokenTable(list.items as Secret[]));

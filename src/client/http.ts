@@ -128,10 +128,17 @@ export class HttpClient implements Client {
             if (line.trim() && !stopped) onEvent(JSON.parse(line) as ClientWatchEvent);
           }
         });
-        // A watch the server ends is reported like a failed one, so informers relist.
-        res.on('end', () => {
-          if (!stopped) onEvent({ type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', metadata: {}, message: 'watch closed by the server' } as unknown as KObject });
-        });
+        // A watch the server ends is reported like a failed one, so informers relist; so is a connection that breaks
+        // (a server restarting: 'close' without 'end'), once.
+        let reported = false;
+        const ended = (message: string) => {
+          if (stopped || reported) return;
+          reported = true;
+          onEvent({ type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', metadata: {}, message } as unknown as KObject });
+        };
+        res.on('end', () => ended('watch closed by the server'));
+        res.on('error', (e) => ended(`watch connection failed: ${e.message}`));
+        res.on('close', () => ended('watch connection closed'));
         return {
           stop() {
             stopped = true;

@@ -36,6 +36,7 @@ import type { Store } from '../storage/types.js';
 import type { UserInfo } from '../apiserver/context.js';
 import { bootstrapNamespaces, ensureObjects, ensureReadOnly } from './bootstrap.js';
 import { nodeJoinBindings } from './bootstrap-tokens.js';
+import { nodeAddonsRbac } from './node-addons-rbac.js';
 import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from '../api/rbac/bootstrap.js';
 import { Aggregator } from '../apiserver/aggregator/aggregator.js';
 
@@ -170,8 +171,8 @@ export async function bootstrapClusterObjects(api: ClusterApi, serviceCIDR = '10
     ensureObjects(api.client, builtinPriorityClasses(), () => 'priorityclasses'),
     ensureReadOnly(api.registry.mustLookup('', 'v1', 'componentstatuses'), componentStatuses()),
     ensureObjects(api.client, [defaultLocalPathStorageClass()], () => 'storageclasses'),
-    ensureObjects(api.client, bootstrapClusterRoles(), () => 'clusterroles'),
-    ensureObjects(api.client, [...bootstrapClusterRoleBindings(), ...nodeJoinBindings()], () => 'clusterrolebindings'),
+    ensureObjects(api.client, [...bootstrapClusterRoles(), ...nodeAddonsRbac().roles], () => 'clusterroles'),
+    ensureObjects(api.client, [...bootstrapClusterRoleBindings(), ...nodeJoinBindings(), ...nodeAddonsRbac().bindings], () => 'clusterrolebindings'),
   ]);
   await ensureObjects(api.client, [kubernetesService(serviceCIDR)], () => 'services');
 }

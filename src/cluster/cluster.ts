@@ -16,6 +16,7 @@ import { componentUserAgent, versionInfo } from '../machinery/version.js';
 import { issueKubeletClientCert } from '../apiserver/streams/kubelet-connection.js';
 import { buildClusterApi, bootstrapClusterObjects } from './api.js';
 import { ensureJoinToken } from './join-token.js';
+import { publishClusterInfo } from './cluster-info.js';
 import { RealUsageStore } from '../api/metrics/real-usage.js';
 import { KubeletMetricsScraper } from '../controllers/metrics-server/scraper.js';
 import type { Registry } from '../apiserver/registry/registry.js';
@@ -160,11 +161,11 @@ export class Cluster {
 
     const tokens = await ServiceAccountTokens.load(pki.serviceAccount.keyPem, pki.serviceAccount.publicKeyPem);
     const runAgent = !!opts.agent && !opts.disableAgent;
-    // the API server's client certificate for the kubelet API (logs, exec, port-forward, metrics); only a cluster
-    // with a real node needs one, and it lives as long as the process
-    const kubeletClient = runAgent ? { ...(await issueKubeletClientCert(pki.ca)), caPem: pki.ca.certPem } : undefined;
+    // the API server's client certificate for the kubelet API (logs, exec, port-forward, metrics): for its own node
+    // and for nodes joined with `k1s agent` (docs/agent.md); it lives as long as the process
+    const kubeletClient = { ...(await issueKubeletClientCert(pki.ca)), caPem: pki.ca.certPem };
     // metrics-server's part: real kubelets' usage, scraped from their /metrics/resource
-    const realUsage = kubeletClient ? new RealUsageStore() : undefined;
+    const realUsage = runAgent ? new RealUsageStore() : undefined;
     // every component records into the cluster's one registry; the API's store is timed (etcd_request_duration_seconds)
     const metrics = opts.disableMetrics ? undefined : new Metrics({ version: versionInfo() });
     const api = buildClusterApi(metrics ? instrumentStore(store, metrics.storage) : store, { serviceCIDR: opts.serviceCIDR, tokens, realUsage, podSecurity: opts.podSecurity });
@@ -232,6 +233,8 @@ export class Cluster {
     const host = opts.bindAddress === '0.0.0.0' || opts.bindAddress === '::' ? '127.0.0.1' : opts.bindAddress;
     const url = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
     phase(`API server listening on ${url}`);
+    // what `k1s agent` discovers the CA from (the bootstrapsigner signs it for each token)
+    await publishClusterInfo(client, { server: opts.advertiseAddress ? `https://${advertise!.includes(':') ? `[${advertise}]` : advertise}:${port}` : url, caPem: pki.ca.certPem });
     // rotated leaves are served without a restart: new connections get them, open ones (watches) carry on
     const certificates = new CertificateReloader({
       dir: pki.dir,
@@ -325,7 +328,7 @@ export class Cluster {
       const { startNetworkServices } = await import('./network-services.js');
       stoppers.unshift(...(await startNetworkServices(client, opts.network ?? {}, log)));
     }
-    if (kubeletClient && realUsage) {
+    if (realUsage) {
       // started once the local node is registered, so its first pass finds it
       const scraper = new KubeletMetricsScraper({
         client, kubeletClient, usage: realUsage, log, skipNode: (n) => n.metadata.annotations?.[SIMULATED_ANNOTATION] === 'true',

@@ -29,6 +29,7 @@ import { serviceAccountController } from './serviceaccount.js';
 import { statefulSetController } from './statefulset/controller.js';
 import { ttlAfterFinishedController } from './ttl-after-finished.js';
 import { bootstrapTokenCleaner } from './bootstrap-token-cleaner.js';
+import { bootstrapSigner } from './bootstrap-signer.js';
 import { csrApprovingController } from './certificates/approver.js';
 import { csrSigningController } from './certificates/signer.js';
 import type { CertKeyPem } from '../pki/certs.js';
@@ -67,6 +68,7 @@ export function defaultControllers(opts: DefaultControllersOptions): ControllerF
     cronJobController(),
     ttlAfterFinishedController(),
     bootstrapTokenCleaner(),
+    bootstrapSigner(),
     endpointsController(),
     endpointSliceController(),
     endpointSliceMirroringController(),

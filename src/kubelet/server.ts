@@ -167,6 +167,12 @@ export class KubeletServer {
     this.stats = source;
   }
 
+  /** Serves another certificate from now on (a rotated or newly issued one); open connections carry on. */
+  setTls(pem: { certPem: string; keyPem: string }): void {
+    this.opts.tls = { ...this.opts.tls, ...pem };
+    this.server?.setSecureContext({ key: pem.keyPem, cert: pem.certPem, ca: this.opts.tls.caPem });
+  }
+
   /** Listens (port 0 = any free port) and resolves to the bound port. */
   async listen(port: number, host = '0.0.0.0'): Promise<number> {
     const server = createServer({

@@ -8,6 +8,10 @@ import { loadPair, reusable, writePair, type CertFiles } from './pki.js';
 
 export const NODES_GROUP = 'system:nodes';
 export const NODE_USER_PREFIX = 'system:node:';
+/** the identity a joined node's add-ons (Service proxy, NetworkPolicy, DNS, local-path) run as: k1s:node-addons:<node>
+ *  in group k1s:node-addons, kept apart from the kubelet's so the Node authorizer still limits the kubelet */
+export const NODE_ADDONS_GROUP = 'k1s:node-addons';
+export const NODE_ADDONS_USER_PREFIX = 'k1s:node-addons:';
 
 /** The user a node's kubelet is: system:node:<name>, groups system:nodes and system:authenticated. */
 export function nodeUser(nodeName: string): { name: string; groups: string[] } {

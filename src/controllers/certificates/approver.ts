@@ -2,7 +2,9 @@
 // client CSR (signer kubernetes.io/kube-apiserver-client-kubelet, CN system:node:…, O system:nodes, client usages)
 // is approved when a SubjectAccessReview says its requester may create certificatesigningrequests/selfnodeclient
 // (renewing its own: the requester is the CN) or certificatesigningrequests/nodeclient (any node). Not approved:
-// asked again later, with growing pauses, so a binding added meanwhile still approves it.
+// asked again later, with growing pauses, so a binding added meanwhile still approves it. k1s also approves a node's
+// own kubelet-serving request for its Node's names and addresses (serving-approval.ts), which kube leaves to people,
+// and a node's request for its add-ons' credential (addons-approval.ts).
 import type { CertificateSigningRequest } from '../../api/certificates/schema.js';
 import type { KObject } from '../../api/types.js';
 import { Reconciler, type ControllerContext, type ControllerFactory } from '../../client/controller.js';
@@ -11,6 +13,8 @@ import type { ReconcileResult } from '../../client/workqueue.js';
 import type { ParsedRequest } from '../../pki/csr-sign.js';
 import { approvalOf, parseCSR } from './conditions.js';
 import { KUBE_APISERVER_CLIENT_KUBELET_SIGNER, kubeletClientError } from './signer-policy.js';
+import { ADDONS_APPROVAL_MESSAGE, isNodeAddonsRequest } from './addons-approval.js';
+import { SERVING_APPROVAL_MESSAGE, servingNamesAreNodes, servingRequestNode } from './serving-approval.js';
 
 const CSR_API = ['certificates.k8s.io/v1', 'certificatesigningrequests'] as const;
 
@@ -45,6 +49,8 @@ class CSRApprovingController extends Reconciler {
 
   setup(): void {
     this.watchOwn(this.informer(...CSR_API));
+    // serving requests are checked against their Node's addresses
+    this.informer('v1', 'nodes');
   }
 
   async reconcile(key: string): Promise<ReconcileResult | void> {
@@ -55,23 +61,41 @@ class CSRApprovingController extends Reconciler {
       return;
     }
     const { req } = await parseCSR(csr);
+    const servingNode = servingRequestNode(csr, req);
+    if (servingNode !== undefined) return this.approveServing(key, csr, req, servingNode);
+    if (isNodeAddonsRequest(csr, req)) return this.approve(key, csr, ADDONS_APPROVAL_MESSAGE);
     const tried: string[] = [];
     for (const r of RECOGNIZERS) {
       if (!r.recognize(csr, req)) continue;
       tried.push(r.subresource);
       if (!(await this.authorize(csr, r.subresource))) continue;
-      const next = structuredClone(csr);
-      next.status = { ...next.status, conditions: [...(next.status?.conditions ?? []), { type: 'Approved', status: 'True', reason: 'AutoApproved', message: r.message }] };
-      try {
-        await this.ctx.client.resource(...CSR_API).update('', next as KObject, { subresource: 'approval' });
-      } catch (e) {
-        throw new Error(`error updating approval for csr: ${(e as Error).message}`);
-      }
-      this.retries.delete(key);
+      await this.approve(key, csr, r.message);
       return;
     }
     if (!tried.length) return;
     // kube: an ignorable error ("recognized csr … but subject access review was not approved"), retried with back-off
+    return this.retry(key);
+  }
+
+  /** a node's serving CSR: approved once its Node exists and has every address the request names */
+  private async approveServing(key: string, csr: CertificateSigningRequest, req: ParsedRequest, nodeName: string): Promise<ReconcileResult | void> {
+    const node = this.informer('v1', 'nodes').get('', nodeName);
+    if (!node || !servingNamesAreNodes(req, nodeName, node as object)) return this.retry(key);
+    await this.approve(key, csr, SERVING_APPROVAL_MESSAGE);
+  }
+
+  private async approve(key: string, csr: CertificateSigningRequest, message: string): Promise<void> {
+    const next = structuredClone(csr);
+    next.status = { ...next.status, conditions: [...(next.status?.conditions ?? []), { type: 'Approved', status: 'True', reason: 'AutoApproved', message }] };
+    try {
+      await this.ctx.client.resource(...CSR_API).update('', next as KObject, { subresource: 'approval' });
+    } catch (e) {
+      throw new Error(`error updating approval for csr: ${(e as Error).message}`);
+    }
+    this.retries.delete(key);
+  }
+
+  private retry(key: string): ReconcileResult {
     const n = this.retries.get(key) ?? 0;
     this.retries.set(key, n + 1);
     return { requeueAfterMs: Math.min(FIRST_RETRY_MS * 2 ** n, MAX_RETRY_MS) };

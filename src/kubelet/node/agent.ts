@@ -9,7 +9,6 @@ import type { Pod } from '../../api/core/pod/types.js';
 import type { Client } from '../../client/types.js';
 import { cleanupNodeNetwork } from '../../network/host-cleanup.js';
 import { podCidrGateway, writeCniConfig } from '../../network/cni-config.js';
-import { execa } from 'execa';
 import { containerdPaths } from '../../runtime/containerd-config.js';
 import { Containerd, type ContainerRuntimeProcess } from '../../runtime/containerd.js';
 import { startOwnContainerd } from './own-containerd.js';
@@ -31,10 +30,12 @@ import { issueKubeletServingCert, KubeletServer } from '../server.js';
 import { subjectAccessReviewAuthorizer } from '../server-auth.js';
 import type { CertKeyPem } from '../../pki/certs.js';
 import { readMachineInfo } from './machine-info.js';
+import { ensureBridge, ipamDir, podNetwork } from './node-network.js';
 import { kubeletMaySetLabel } from '../../api/core/node/kubelet-labels.js';
 import type { NodeHealth } from './status.js';
 
 export { DEFAULT_PAUSE_IMAGE, defaultImagesDir } from './own-containerd.js';
+export { ipamDir, podNetwork } from './node-network.js';
 export const CONTROL_PLANE_LABEL = 'node-role.kubernetes.io/control-plane';
 
 export interface NodeAgentOptions {
@@ -60,6 +61,14 @@ export interface NodeAgentOptions {
   labels?: Record<string, string>;
   /** the cluster CA: signs the kubelet's serving certificate (the API server trusts it for logs/exec/port-forward) */
   ca?: CertKeyPem;
+  /** a node on another machine has no CA key: its serving certificate (from a kubelet-serving CSR, or a stand-in
+   *  until that is issued: KubeletServer.setTls) and the CA client certificates must chain to */
+  servingCert?: { certPem: string; keyPem: string; caPem: string };
+  /** the Node's InternalIP (kubelet --node-ip; default: the default-route interface's IPv4) */
+  nodeIP?: string;
+  /** the server's own node (default true): labelled node-role.kubernetes.io/control-plane, and its DNS server is
+   *  published as kube-system/kube-dns; a joined node's DNS serves its own pods on its gateway */
+  controlPlane?: boolean;
   /** the kubelet's HTTPS port (default 10250; a free port when that one is taken, e.g. by another cluster) */
   kubeletPort?: number;
   /** the pod network's bridge (default cni0); clusters side by side on one machine need their own */
@@ -136,7 +145,7 @@ export class NodeAgent {
     let server: KubeletServer | undefined;
     try {
       const machine = await readMachineInfo({ dataDir: opts.dataDir });
-      const internalIP = machine.addresses.find((a) => a.type === 'InternalIP')?.address ?? '127.0.0.1';
+      const internalIP = opts.nodeIP ?? machine.addresses.find((a) => a.type === 'InternalIP')?.address ?? '127.0.0.1';
       phase(`machine: ${machine.capacity.cpu} CPUs, ${machine.capacity.memory} memory, IP ${internalIP}`);
       const resolv = existsSync('/etc/resolv.conf') ? parseResolvConf(readFileSync('/etc/resolv.conf', 'utf8')) : undefined;
       const nodeName = (opts.nodeName ?? hostname()).toLowerCase();
@@ -168,17 +177,17 @@ export class NodeAgent {
       phase(`CRI runtime ${runtime.version}: ${adopted} pod${adopted === 1 ? '' : 's'} found running`);
       let agent: NodeAgent | undefined;
       let kubeletPort: number | undefined; // the kubelet API (logs, exec, port-forward, metrics) the API server proxies to
-      if (opts.ca) {
-        const tls = await issueKubeletServingCert(opts.ca, { name: nodeName, ips: [internalIP] });
+      const tls = opts.servingCert ?? (opts.ca && { ...(await issueKubeletServingCert(opts.ca, { name: nodeName, ips: [internalIP] })), caPem: opts.ca.certPem });
+      if (tls) {
         // Webhook authorization as kube's kubelet: SubjectAccessReviews with the node's own client
         const authorize = subjectAccessReviewAuthorizer(opts.client, nodeName);
-        server = new KubeletServer({ streams: criStreams(runtime, (ns, n) => kubelet.getPod(ns, n)), tls: { ...tls, caPem: opts.ca.certPem }, authorize, log });
+        server = new KubeletServer({ streams: criStreams(runtime, (ns, n) => kubelet.getPod(ns, n)), tls, authorize, log });
         kubeletPort = await listenPreferred(server, opts.kubeletPort ?? 10250);
         phase(`kubelet API listening on port ${kubeletPort}`);
       }
       // NodeRestriction keeps a kubelet from setting node-role and most kubernetes.io labels: the control plane
       // sets them once the Node exists (as kubeadm and k3s' server do)
-      const ownLabels = splitLabels({ [CONTROL_PLANE_LABEL]: 'true', ...(opts.labels ?? {}) });
+      const ownLabels = splitLabels({ ...(opts.controlPlane === false ? {} : { [CONTROL_PLANE_LABEL]: 'true' }), ...(opts.labels ?? {}) });
       const kubelet = new Kubelet({
         kubeletPort,
         client: opts.client,
@@ -203,7 +212,7 @@ export class NodeAgent {
       phase(`node ${nodeName} registered`);
       const addons = opts.addonClient ?? opts.client;
       if (Object.keys(ownLabels.controlPlane).length) await addons.resource('v1', 'nodes').patch('', nodeName, 'merge', { metadata: { labels: ownLabels.controlPlane } });
-      agent.localPath = new LocalPathDirs({ client: addons, nodeName, storageRoot: opts.storageRoot ?? path.join(opts.dataDir, 'storage'), log });
+      agent.localPath = new LocalPathDirs({ client: addons, nodeClient: opts.client, nodeName, storageRoot: opts.storageRoot ?? path.join(opts.dataDir, 'storage'), log });
       await agent.localPath.start();
       agent.loops();
       return agent;
@@ -266,9 +275,10 @@ export class NodeAgent {
     const gateway = podCidrGateway(cidr);
     try {
       await ensureBridge(bridge, `${gateway}/${cidr.split('/')[1]}`);
-      this.dns = await startNodeDNS({ client: this.addons, nodeName: this.nodeName, address: gateway, clusterDomain: this.opts.clusterDomain, serviceIP: this.opts.clusterDNSServiceIP, log: this.log });
+      this.dns = await startNodeDNS({ client: this.addons, nodeName: this.nodeName, address: gateway, clusterDomain: this.opts.clusterDomain, serviceIP: this.opts.clusterDNSServiceIP, publish: this.opts.controlPlane !== false, log: this.log });
       // pods ask the kube-dns Service IP as in any cluster once the service proxy provably routes it
-      const serviceIP = this.proxy ? await routedClusterDNS(this.proxy, { client: this.addons, log: this.log }) : undefined;
+      // (not on a joined node: kube-dns' endpoint is the server node's gateway, which pods here cannot reach yet)
+      const serviceIP = this.proxy && this.opts.controlPlane !== false ? await routedClusterDNS(this.proxy, { client: this.addons, log: this.log }) : undefined;
       if (this.dnsSettings) this.dnsSettings.clusterDNS = [serviceIP ?? gateway];
       this.log(`k1s: agent: cluster DNS serving ${this.opts.clusterDomain ?? 'cluster.local'} on ${gateway}:53${serviceIP ? ` (Service IP ${serviceIP})` : ''}`);
     } catch (e) {
@@ -362,11 +372,6 @@ function servesClusterDNS(opts: NodeAgentOptions): boolean {
   return !opts.clusterDNS && !opts.disableClusterDNS && !opts.containerRuntimeEndpoint;
 }
 
-/** host-local's state directory, under the data dir (instead of /var/lib/cni/networks) */
-export function ipamDir(dataDir: string): string {
-  return path.join(path.resolve(dataDir), 'agent', 'cni', 'networks');
-}
-
 /** the preferred port, or any free one when it is taken (another cluster's kubelet on this machine) */
 async function listenPreferred(server: KubeletServer, port: number): Promise<number> {
   try {
@@ -375,21 +380,6 @@ async function listenPreferred(server: KubeletServer, port: number): Promise<num
     if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw e;
     return server.listen(0);
   }
-}
-
-/** the bridge and CNI network name of a node's pod network: cni0 / k1s-pod-network unless a bridge is named */
-export function podNetwork(bridge: string | undefined): { bridge: string; networkName: string } {
-  if (!bridge || bridge === 'cni0') return { bridge: 'cni0', networkName: 'k1s-pod-network' };
-  return { bridge, networkName: `k1s-pod-network-${bridge}` };
-}
-
-/** the bridge with the gateway address, up; what exists already is kept */
-async function ensureBridge(name: string, address: string): Promise<void> {
-  await execa('ip', ['link', 'add', 'name', name, 'type', 'bridge'], { reject: false });
-  const addr = await execa('ip', ['addr', 'add', address, 'dev', name], { reject: false });
-  if (addr.exitCode !== 0 && !/exists|already assigned/i.test(addr.stderr)) throw new Error(`ip addr add ${address} dev ${name}: ${addr.stderr}`);
-  const up = await execa('ip', ['link', 'set', name, 'up'], { reject: false });
-  if (up.exitCode !== 0) throw new Error(`ip link set ${name} up: ${up.stderr}`);
 }
 
 /** the labels a kubelet registers with, and those only the control plane may set */

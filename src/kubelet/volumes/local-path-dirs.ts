@@ -17,6 +17,8 @@ import {
 
 export interface LocalPathDirsOptions {
   client: Client;
+  /** announces the storage root on the Node (the kubelet's own client; default: client) */
+  nodeClient?: Client;
   nodeName: string;
   /** the directory this node keeps local-path volumes under */
   storageRoot: string;
@@ -46,7 +48,7 @@ export class LocalPathDirs {
 
   async start(): Promise<void> {
     await mkdir(this.root, { recursive: true, mode: 0o755 });
-    await this.opts.client
+    await (this.opts.nodeClient ?? this.opts.client)
       .resource('v1', 'nodes')
       .patch('', this.opts.nodeName, 'merge', { metadata: { annotations: { [ANN_NODE_STORAGE_ROOT]: this.root } } })
       .catch((e) => this.log(`k1s: local-path dirs: announcing ${this.root} on node ${this.opts.nodeName}: ${(e as Error).message}`));

@@ -14,6 +14,8 @@ export interface NodeDNSOptions {
   clusterDomain?: string;
   /** the kube-dns Service's cluster IP (default 10.43.0.10, the 10th address of the default service range) */
   serviceIP?: string;
+  /** publish kube-system/kube-dns (default true); a joined node serves its own pods only and may not create it */
+  publish?: boolean;
   log?: (line: string) => void;
 }
 
@@ -27,7 +29,7 @@ export async function startNodeDNS(opts: NodeDNSOptions): Promise<ClusterDNS> {
     await dns.stop().catch(() => undefined);
     throw e;
   }
-  await publishKubeDns(opts, dns.addresses()[0]?.port ?? port).catch((e) => opts.log?.(`k1s: cluster DNS: publishing kube-system/kube-dns: ${(e as Error).message}`));
+  if (opts.publish !== false) await publishKubeDns(opts, dns.addresses()[0]?.port ?? port).catch((e) => opts.log?.(`k1s: cluster DNS: publishing kube-system/kube-dns: ${(e as Error).message}`));
   return dns;
 }
 

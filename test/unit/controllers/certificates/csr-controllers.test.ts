@@ -144,7 +144,7 @@ describe('csrsigning and csrapproving controllers', () => {
   });
 
   it('auto-approves a node client CSR once RBAC lets its requester create selfnodeclient, then signs it', async () => {
-    // k1s binds it for system:nodes at start, as kubeadm does: without that binding renewal waits
+    // every cluster binds selfnodeclient for system:nodes (k1s' join bindings): taken away to see the SAR decide
     await c.client.resource('rbac.authorization.k8s.io/v1', 'clusterrolebindings').delete('', 'k1s:node-autoapprove-certificate-rotation');
     const node = new LocalClient(c.registry, { name: 'system:node:n2', groups: ['system:nodes', 'system:authenticated'] });
     const nodeCsrs = node.resource('certificates.k8s.io/v1', 'certificatesigningrequests');
@@ -171,5 +171,34 @@ describe('csrsigning and csrapproving controllers', () => {
     await node.resource('certificates.k8s.io/v1', 'certificatesigningrequests').create('', csrObject('other-node', opensslCsr('/O=system:nodes/CN=system:node:n4'), 'kubernetes.io/kube-apiserver-client-kubelet', ['digital signature', 'client auth']));
     await new Promise((r) => setTimeout(r, 500));
     assert.equal((await get('other-node')).status?.conditions, undefined);
+  });
+
+  it("auto-approves a node's own kubelet-serving CSR naming only its Node's addresses, not one naming others", async () => {
+    await c.client.resource('v1', 'nodes').create('', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n5' }, status: { addresses: [{ type: 'InternalIP', address: '10.0.0.5' }] } } as KObject);
+    const node = new LocalClient(c.registry, { name: 'system:node:n5', groups: ['system:nodes', 'system:authenticated'] });
+    const nodeCsrs = node.resource('certificates.k8s.io/v1', 'certificatesigningrequests');
+    const usages = ['digital signature', 'key encipherment', 'server auth'];
+    await nodeCsrs.create('', csrObject('serving-own', opensslCsr('/O=system:nodes/CN=system:node:n5', 'DNS:n5,IP:10.0.0.5'), 'kubernetes.io/kubelet-serving', usages));
+    await nodeCsrs.create('', csrObject('serving-foreign', opensslCsr('/O=system:nodes/CN=system:node:n5', 'DNS:n5,IP:10.9.9.9'), 'kubernetes.io/kubelet-serving', usages));
+    const approved = await c.waitFor('serving auto-approved', async () => (await get('serving-own')).status?.conditions?.find((x) => x.type === 'Approved'), 15_000);
+    assert.equal(approved.reason, 'AutoApproved');
+    const cert = new X509Certificate(Buffer.from(await issued('serving-own'), 'base64'));
+    assert.equal(cert.subjectAltName, 'DNS:n5, IP Address:10.0.0.5');
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal((await get('serving-foreign')).status?.conditions, undefined);
+  });
+
+  it("auto-approves a node's request for its own add-ons' client certificate only", async () => {
+    const node = new LocalClient(c.registry, { name: 'system:node:n6', groups: ['system:nodes', 'system:authenticated'] });
+    const nodeCsrs = node.resource('certificates.k8s.io/v1', 'certificatesigningrequests');
+    const usages = ['digital signature', 'client auth'];
+    await nodeCsrs.create('', csrObject('addons-own', opensslCsr('/O=k1s:node-addons/CN=k1s:node-addons:n6'), 'kubernetes.io/kube-apiserver-client', usages));
+    await nodeCsrs.create('', csrObject('addons-other', opensslCsr('/O=k1s:node-addons/CN=k1s:node-addons:n7'), 'kubernetes.io/kube-apiserver-client', usages));
+    await nodeCsrs.create('', csrObject('addons-masters', opensslCsr('/O=system:masters/CN=k1s:node-addons:n6'), 'kubernetes.io/kube-apiserver-client', usages));
+    const cert = new X509Certificate(Buffer.from(await issued('addons-own'), 'base64'));
+    assert.equal(cert.subject, 'O=k1s:node-addons\nCN=k1s:node-addons:n6');
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal((await get('addons-other')).status?.conditions, undefined);
+    assert.equal((await get('addons-masters')).status?.conditions, undefined);
   });
 });
