@@ -1,6 +1,7 @@
 // `k1s agent`: runs a node on this machine that joins a running k1s server over HTTPS (k3s' `k3s agent`, kubeadm's
 // `kubeadm join`): token discovery of the CA, TLS bootstrapping of the node's client and serving certificates, then
 // its own containerd, the kubelet and the node's Service proxy, NetworkPolicy and DNS. Foreground until SIGTERM.
+import { mkdirSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
@@ -93,7 +94,6 @@ export async function agentCommand(args: string[]): Promise<number> {
   if (url.protocol !== 'https:') return usageError(`--server ${server}: must be https://`);
   let token = values.token;
   if (values['token-file']) {
-    const { readFileSync } = await import('node:fs');
     try {
       token = readFileSync(values['token-file'], 'utf8').trim();
     } catch (e) {
@@ -126,7 +126,6 @@ export async function agentCommand(args: string[]): Promise<number> {
   const { JoinError } = await import('../kubelet/node/discovery.js');
   let node: Awaited<ReturnType<typeof startJoinedNode>>;
   try {
-    const { mkdirSync } = await import('node:fs');
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const { internalIPv4 } = await import('../kubelet/node/machine-info.js');
     const nodeIP = values['node-ip'] ?? (await internalIPv4());
