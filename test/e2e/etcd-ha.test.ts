@@ -141,12 +141,15 @@ describe('two k1s servers on one etcd', () => {
 
   it('a list paged on one server continues on the other, and a watch from its resourceVersion resumes there', async () => {
     const [a, b] = [servers.a!, servers.b!];
-    for (const n of ['page-1', 'page-2', 'page-3']) await k(a).ok(['-n', 'kube-public', 'create', 'configmap', n]);
+    for (const n of ['page-1', 'page-2', 'page-3']) {
+      await k(a).ok(['-n', 'kube-public', 'create', 'configmap', n]);
+      await k(a).ok(['-n', 'kube-public', 'label', 'configmap', n, 'paged=yes']);
+    }
     type List = { metadata: { continue?: string; resourceVersion: string }; items: { metadata: { name: string } }[] };
-    const first = JSON.parse(await k(a).ok(['get', '--raw', '/api/v1/namespaces/kube-public/configmaps?limit=2'])) as List;
+    const first = JSON.parse(await k(a).ok(['get', '--raw', '/api/v1/namespaces/kube-public/configmaps?labelSelector=paged%3Dyes&limit=2'])) as List;
     assert.ok(first.metadata.continue, 'a continue token');
-    const rest = JSON.parse(await k(b).ok(['get', '--raw', `/api/v1/namespaces/kube-public/configmaps?limit=2&continue=${encodeURIComponent(first.metadata.continue!)}`])) as List;
-    const names = [...first.items, ...rest.items].map((i) => i.metadata.name).filter((n) => n.startsWith('page-'));
+    const rest = JSON.parse(await k(b).ok(['get', '--raw', `/api/v1/namespaces/kube-public/configmaps?labelSelector=paged%3Dyes&limit=2&continue=${encodeURIComponent(first.metadata.continue!)}`])) as List;
+    const names = [...first.items, ...rest.items].map((i) => i.metadata.name);
     assert.deepEqual(names, ['page-1', 'page-2', 'page-3']);
     // both pages are of one snapshot: the second answers at the first one's resourceVersion
     assert.equal(rest.metadata.resourceVersion, first.metadata.resourceVersion);
