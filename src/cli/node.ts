@@ -1,10 +1,7 @@
 // `k1s node add|remove|ls`: simulated nodes at run time. Adding creates a Node object carrying the
 // k1s.dev/simulated annotation; the server's simulated-node manager adopts it and runs its kubelet.
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { HttpClient } from '../client/http.js';
-import { loadKubeconfig } from '../client/kubeconfig.js';
+import { kubeconfigClient } from './kubeconfig-client.js';
 import type { KObject } from '../api/types.js';
 import { StatusError } from '../machinery/errors.js';
 
@@ -65,14 +62,9 @@ export async function nodeCommand(args: string[]): Promise<number> {
   if (!verb || !['add', 'remove', 'rm', 'ls', 'list'].includes(verb)) return usageError('say add, remove or ls');
   if ((verb === 'add' || verb === 'remove' || verb === 'rm') && !name) return usageError(`"${verb}" needs a node name`);
   if (verb === 'add' && !values.simulated) return usageError('only simulated nodes can be added at run time: add --simulated');
-  const kubeconfig = values.kubeconfig ?? process.env.KUBECONFIG?.split(':')[0] ?? join(homedir(), '.kube', 'config');
-  let client: HttpClient;
-  try {
-    client = new HttpClient(loadKubeconfig(kubeconfig, values.context), 'k1s-node');
-  } catch (e) {
-    console.error(`k1s node: cannot read kubeconfig ${kubeconfig}: ${(e as Error).message}; pass --kubeconfig FILE`);
-    return 1;
-  }
+  const target = kubeconfigClient('node', values);
+  if (!target) return 1;
+  const { client } = target;
   const nodes = client.resource('v1', 'nodes');
   try {
     if (verb === 'add') {

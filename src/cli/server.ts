@@ -10,10 +10,9 @@ import { loadAdmissionConfiguration, type PodSecurityConfig } from '../apiserver
 import { loadAuditPolicy, validateAuditOptions, type AuditOptions } from '../apiserver/audit/options.js';
 import { loadEncryptionConfig } from '../apiserver/encryption/config.js';
 import { goParseBool } from '../apiserver/handlers/query-params.js';
-import { DatastoreUnavailable } from '../cluster/datastore.js';
 import { datastoreFlags } from './datastore-flags.js';
 import { controlPlaneFlags } from './control-plane-flags.js';
-import { StartRefused } from '../cluster/shared-bootstrap.js';
+import { StartRefused } from '../cluster/start-refused.js';
 
 const help = `Usage: k1s server [flags]
 
@@ -363,7 +362,6 @@ export async function serverCommand(argv: string[]): Promise<number> {
     const err = e as NodeJS.ErrnoException;
     if (err instanceof StartRefused) console.error(`k1s server: ${err.message}`);
     else if (err.code === 'EADDRINUSE') console.error(`k1s server: port ${port} is in use: stop what uses it or pick another with --https-listen-port`);
-    else if (err instanceof DatastoreUnavailable) console.error(`k1s server: ${err.message}`);
     else console.error(`k1s server: failed to start: ${err.stack ?? err.message}`);
     process.off('SIGTERM', onTerm);
     process.off('SIGINT', onInt);

@@ -1,14 +1,11 @@
 // `k1s token create|list|delete`: bootstrap tokens for nodes joining the cluster, as `kubeadm token` manages them
 // (Secrets kube-system/bootstrap-token-<id> of type bootstrap.kubernetes.io/token, through the API).
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { HttpClient } from '../client/http.js';
-import { loadKubeconfig } from '../client/kubeconfig.js';
+import { kubeconfigClient } from './kubeconfig-client.js';
 import type { KObject } from '../api/types.js';
 import { StatusError } from '../machinery/errors.js';
 import { parseGoDuration } from '../machinery/cel/types.js';
-import { BOOTSTRAP_TOKEN_PATTERN, BOOTSTRAP_TOKEN_SECRET_PREFIX, BOOTSTRAP_TOKEN_SECRET_TYPE } from '../apiserver/auth/bootstrap-token.js';
+import { BOOTSTRAP_TOKEN_PATTERN, BOOTSTRAP_TOKEN_SECRET_PREFIX, BOOTSTRAP_TOKEN_SECRET_TYPE, EXTRA_GROUP_PATTERN } from '../apiserver/auth/bootstrap-token.js';
 import { bootstrapTokenSecret, generateBootstrapToken, NODE_JOIN_GROUP } from '../cluster/bootstrap-tokens.js';
 import { caCertHash } from '../pki/bootstrap-jws.js';
 
@@ -97,7 +94,7 @@ export async function tokenCommand(args: string[]): Promise<number> {
   const badUsage = usages.find((u) => !['authentication', 'signing'].includes(u));
   if (badUsage) return usage(`--usages: unknown usage "${badUsage}" (authentication, signing)`);
   const groups = (values.groups ?? NODE_JOIN_GROUP).split(',').map((g) => g.trim()).filter(Boolean);
-  const badGroup = groups.find((g) => !/^system:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]$/.test(g));
+  const badGroup = groups.find((g) => !EXTRA_GROUP_PATTERN.test(g));
   if (badGroup) return usage(`--groups: "${badGroup}" must start with system:bootstrappers: (lowercase letters, digits, ':' and '-')`);
   let id: string | undefined;
   if (verb === 'delete' || verb === 'rm') {
@@ -105,16 +102,9 @@ export async function tokenCommand(args: string[]): Promise<number> {
     id = /^[a-z0-9]{6}$/.test(arg) ? arg : BOOTSTRAP_TOKEN_PATTERN.exec(arg)?.[1];
     if (!id) return usage(`"${arg}" is neither a token id ([a-z0-9]{6}) nor a token ([a-z0-9]{6}.[a-z0-9]{16})`);
   }
-  const kubeconfig = values.kubeconfig ?? process.env.KUBECONFIG?.split(':')[0] ?? join(homedir(), '.kube', 'config');
-  let client: HttpClient;
-  let config: ReturnType<typeof loadKubeconfig>;
-  try {
-    config = loadKubeconfig(kubeconfig, values.context);
-    client = new HttpClient(config, 'k1s-token');
-  } catch (e) {
-    console.error(`k1s token: cannot read kubeconfig ${kubeconfig}: ${(e as Error).message}; pass --kubeconfig FILE`);
-    return 1;
-  }
+  const target = kubeconfigClient('token', values);
+  if (!target) return 1;
+  const { client, config } = target;
   const secrets = client.resource('v1', 'secrets');
   try {
     if (verb === 'create') {

@@ -6,6 +6,7 @@ import type { KeyTransformers } from '../storage/encryption/key-transformers.js'
 import { EtcdStore } from '../storage/etcd/store.js';
 import { SqliteStore } from '../storage/sqlite/store.js';
 import type { Store } from '../storage/types.js';
+import { etcdUnreachable } from './start-refused.js';
 
 export interface DatastoreOptions {
   /** etcd endpoints, http(s)://host:port (k3s' --datastore-endpoint, comma-separated) */
@@ -60,8 +61,6 @@ export function writeDatastoreMarker(dataDir: string, ds: DatastoreOptions): voi
   writeFileSync(join(dataDir, 'db', DATASTORE_MARKER), `${JSON.stringify({ endpoints, prefix, caFile, certFile, keyFile })}\n`, { mode: 0o600 });
 }
 
-/** The store did not open: a message for the user, no stack */
-export class DatastoreUnavailable extends Error {}
 
 const fileSize = (path: string) => statSync(path, { throwIfNoEntry: false })?.size ?? 0;
 
@@ -91,9 +90,7 @@ export async function openDatastore(opts: {
     };
   }
   const store = await EtcdStore.open({ ...ds, transformers: opts.transformers }).catch((e: Error) => {
-    throw new DatastoreUnavailable(
-      `cannot reach etcd at ${ds.endpoints.join(',')} (${e.message.replace(/\.?\s*Resolution note:\s*$/, '')}): start etcd, or check --datastore-endpoint and the --datastore-cafile/-certfile/-keyfile files`,
-    );
+    throw etcdUnreachable(ds.endpoints, e);
   });
   writeDatastoreMarker(opts.dataDir, ds);
   let size = 0;

@@ -11,6 +11,7 @@ import { CERT_MODE, DIR_MODE, KEY_MODE, readIfExists, writeFileAtomic } from '..
 import { EtcdClient, type RawKeyValue } from '../storage/etcd/client.js';
 import { KeyLayout } from '../storage/etcd/keys.js';
 import type { DatastoreOptions } from './datastore.js';
+import { etcdUnreachable, StartRefused } from './start-refused.js';
 
 /** the store key (etcd: <prefix>/_k1s/bootstrap) */
 export const BOOTSTRAP_KEY = '/bootstrap';
@@ -28,10 +29,6 @@ const ENCRYPTION_FILE = 'cred/encryption-config.json';
 /** the token a server was started with, so a restart without --token picks up where it was (k3s: server/token) */
 export const TOKEN_FILE = 'cred/token';
 
-/** A start refused for a reason the user can fix: printed as one line, without a stack. */
-export class StartRefused extends Error {
-  override readonly name = 'StartRefused';
-}
 
 interface Sealed {
   version: 1;
@@ -139,7 +136,7 @@ export async function shareBootstrap(opts: SharedBootstrapOptions): Promise<'cre
   try {
     const existing = (
       await client.range({ key }).catch((e: Error) => {
-        throw new StartRefused(`cannot reach etcd: ${e.message.replace(/[\s.]*Resolution note:\s*$/, '')}: start it, or check --datastore-endpoint`);
+        throw etcdUnreachable(opts.datastore.endpoints, e);
       })
     ).kvs[0]?.value.toString('utf8');
     if (!opts.token) {
@@ -177,4 +174,3 @@ async function joinWith(sealed: string, opts: SharedBootstrapOptions): Promise<'
   opts.log('k1s: joined the cluster in the datastore: its CA and service-account keys are in use');
   return 'joined';
 }
-

@@ -14,7 +14,7 @@ export const BOOTSTRAP_GROUP = 'system:bootstrappers';
 /** `<6 lowercase letters or digits>.<16 of them>` (bootstrapapi.BootstrapTokenPattern) */
 export const BOOTSTRAP_TOKEN_PATTERN = /^([a-z0-9]{6})\.([a-z0-9]{16})$/;
 /** what an extra group must look like (bootstrapapi.BootstrapGroupPattern) */
-const EXTRA_GROUP_PATTERN = /^system:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]$/;
+export const EXTRA_GROUP_PATTERN = /^system:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]$/;
 
 interface TokenSecret {
   metadata: { deletionTimestamp?: string };
